@@ -1,0 +1,157 @@
+//! The one error type of the core, with stable numeric codes shared by the C ABI.
+
+use core::fmt;
+
+/// Everything that can go wrong in the core. The discriminant is the C status
+/// code (`kpca_status`); numbers are stable and never reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum Error {
+    /// A required pointer argument was NULL (C ABI only).
+    NullPointer = 1,
+    /// The input vector length is not the model's input dimension.
+    InputLength = 2,
+    /// The output buffer is shorter than the number of components (or rows).
+    OutputLength = 3,
+    /// An input value is NaN or infinite.
+    NonFiniteInput = 4,
+    /// The blob is shorter than its header or than the length it declares.
+    Truncated = 5,
+    /// The blob does not start with the magic bytes `KPCA`.
+    BadMagic = 6,
+    /// The blob's format version is not one this library reads.
+    UnsupportedVersion = 7,
+    /// The blob's byte-order mark is wrong, or this target is big-endian.
+    ByteOrder = 8,
+    /// The CRC-32 stored in the blob does not match its contents.
+    CrcMismatch = 9,
+    /// The dimensions in the header disagree with the blob's length.
+    LengthMismatch = 10,
+    /// A dimension (d, m or k) is zero.
+    ZeroDimension = 11,
+    /// A dimension is past its stated maximum ([`crate::MAX_DIM`] and friends).
+    DimensionTooLarge = 12,
+    /// The kernel id is not one of the known kernels.
+    UnknownKernel = 13,
+    /// A kernel parameter is out of range (gamma not finite and > 0, degree 0 or too high).
+    BadKernelParameter = 14,
+    /// A number stored in the model is NaN or infinite.
+    NonFiniteModel = 15,
+    /// The blob's address is not aligned to 4 bytes, so its floats cannot be read in place.
+    Misaligned = 16,
+    /// A header field has a value this version does not define (flags, reserved words, header length).
+    BadHeader = 17,
+    /// The model struct was never filled by a successful load (C ABI only).
+    ModelNotLoaded = 18,
+    /// `is_anomaly` was asked of a model whose threshold is unset (0).
+    ThresholdUnset = 19,
+    /// The model's parts are inconsistent with each other (for example stored norms
+    /// that are not the norms of the stored points, or a non-positive inverse std).
+    InconsistentModel = 20,
+    /// The buffer given to the writer is too small for the blob.
+    BufferTooSmall = 21,
+    /// The slices given to build a model have lengths that disagree with its dimensions.
+    PartsLength = 22,
+    /// An owned model's fixed capacity would be exceeded.
+    Capacity = 23,
+    /// A batch input length is not a whole number of rows.
+    BatchLength = 24,
+    /// The result is not finite (the kernel overflowed f32 for this input).
+    NonFiniteResult = 25,
+}
+
+impl Error {
+    /// Every error, in code order (for tests and for the C status table).
+    pub const ALL: [Error; 25] = [
+        Error::NullPointer,
+        Error::InputLength,
+        Error::OutputLength,
+        Error::NonFiniteInput,
+        Error::Truncated,
+        Error::BadMagic,
+        Error::UnsupportedVersion,
+        Error::ByteOrder,
+        Error::CrcMismatch,
+        Error::LengthMismatch,
+        Error::ZeroDimension,
+        Error::DimensionTooLarge,
+        Error::UnknownKernel,
+        Error::BadKernelParameter,
+        Error::NonFiniteModel,
+        Error::Misaligned,
+        Error::BadHeader,
+        Error::ModelNotLoaded,
+        Error::ThresholdUnset,
+        Error::InconsistentModel,
+        Error::BufferTooSmall,
+        Error::PartsLength,
+        Error::Capacity,
+        Error::BatchLength,
+        Error::NonFiniteResult,
+    ];
+
+    /// The stable numeric code (the C `kpca_status` value).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// The error with this code, if any (0 is success, not an error).
+    pub fn from_code(code: i32) -> Option<Error> {
+        Error::ALL.iter().copied().find(|e| e.code() == code)
+    }
+
+    /// A short English description, also returned by `kpca_status_str`.
+    pub const fn message(self) -> &'static str {
+        match self {
+            Error::NullPointer => "a required pointer argument is NULL",
+            Error::InputLength => "input length is not the model's input dimension",
+            Error::OutputLength => "output buffer is shorter than required",
+            Error::NonFiniteInput => "input contains NaN or infinity",
+            Error::Truncated => "model blob is truncated",
+            Error::BadMagic => "model blob does not start with the KPCA magic",
+            Error::UnsupportedVersion => "unsupported model format version",
+            Error::ByteOrder => "model byte order is not supported on this target",
+            Error::CrcMismatch => "model blob CRC-32 mismatch",
+            Error::LengthMismatch => "model dimensions disagree with the blob length",
+            Error::ZeroDimension => "a model dimension is zero",
+            Error::DimensionTooLarge => "a model dimension exceeds the supported maximum",
+            Error::UnknownKernel => "unknown kernel id",
+            Error::BadKernelParameter => "kernel parameter out of range",
+            Error::NonFiniteModel => "model contains NaN or infinity",
+            Error::Misaligned => "model blob is not 4-byte aligned",
+            Error::BadHeader => "model header has an undefined field value",
+            Error::ModelNotLoaded => "model was not loaded",
+            Error::ThresholdUnset => "model has no anomaly threshold",
+            Error::InconsistentModel => "model parts are inconsistent",
+            Error::BufferTooSmall => "output buffer too small for the model blob",
+            Error::PartsLength => "model part lengths disagree with its dimensions",
+            Error::Capacity => "fixed model capacity exceeded",
+            Error::BatchLength => "batch length is not a whole number of rows",
+            Error::NonFiniteResult => "result is not finite (kernel overflow)",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl core::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_dense_unique_and_round_trip() {
+        for (i, e) in Error::ALL.iter().enumerate() {
+            assert_eq!(e.code(), i as i32 + 1);
+            assert_eq!(Error::from_code(e.code()), Some(*e));
+            assert!(!e.message().is_empty());
+        }
+        assert_eq!(Error::from_code(0), None);
+        assert_eq!(Error::from_code(26), None);
+    }
+}

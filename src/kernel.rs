@@ -1,0 +1,325 @@
+//! Kernel functions with scikit-learn's definitions and parameter names.
+//!
+//! | id | kernel | k(x, z) |
+//! |----|--------|---------|
+//! | 0 | linear | x'z |
+//! | 1 | polynomial | (gamma x'z + coef0)^degree |
+//! | 2 | rbf | exp(-gamma ‖x - z‖²) |
+//! | 3 | laplacian | exp(-gamma ‖x - z‖₁) |
+//! | 4 | sigmoid | tanh(gamma x'z + coef0) (not positive definite) |
+//! | 5 | cosine | x'z / (‖x‖ ‖z‖), 0 when either norm is 0 |
+//!
+//! On the device everything is f32, through [`crate::fastmath::exp`] and `libm`.
+
+use crate::error::Error;
+
+/// Highest polynomial degree accepted (higher degrees overflow f32 for any useful input).
+pub const MAX_DEGREE: u32 = 16;
+
+/// The numeric kernel id stored in the model blob. Stable, never renumbered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum KernelId {
+    /// x'z
+    Linear = 0,
+    /// (gamma x'z + coef0)^degree
+    Polynomial = 1,
+    /// exp(-gamma ‖x - z‖²)
+    Rbf = 2,
+    /// exp(-gamma ‖x - z‖₁)
+    Laplacian = 3,
+    /// tanh(gamma x'z + coef0)
+    Sigmoid = 4,
+    /// x'z / (‖x‖ ‖z‖)
+    Cosine = 5,
+}
+
+impl TryFrom<u16> for KernelId {
+    type Error = Error;
+    fn try_from(v: u16) -> Result<Self, Error> {
+        Ok(match v {
+            0 => KernelId::Linear,
+            1 => KernelId::Polynomial,
+            2 => KernelId::Rbf,
+            3 => KernelId::Laplacian,
+            4 => KernelId::Sigmoid,
+            5 => KernelId::Cosine,
+            _ => return Err(Error::UnknownKernel),
+        })
+    }
+}
+
+impl KernelId {
+    /// scikit-learn's name for the kernel (`"linear"`, `"poly"`, `"rbf"`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            KernelId::Linear => "linear",
+            KernelId::Polynomial => "poly",
+            KernelId::Rbf => "rbf",
+            KernelId::Laplacian => "laplacian",
+            KernelId::Sigmoid => "sigmoid",
+            KernelId::Cosine => "cosine",
+        }
+    }
+}
+
+/// A kernel with its parameters (f32, as stored on the device).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kernel {
+    /// x'z
+    Linear,
+    /// (gamma x'z + coef0)^degree
+    Polynomial {
+        /// Scale of the inner product (> 0).
+        gamma: f32,
+        /// Exponent, 1..=[`MAX_DEGREE`].
+        degree: u32,
+        /// Additive constant.
+        coef0: f32,
+    },
+    /// exp(-gamma ‖x - z‖²)
+    Rbf {
+        /// Inverse length scale squared (> 0).
+        gamma: f32,
+    },
+    /// exp(-gamma ‖x - z‖₁)
+    Laplacian {
+        /// Inverse length scale (> 0).
+        gamma: f32,
+    },
+    /// tanh(gamma x'z + coef0)
+    Sigmoid {
+        /// Scale of the inner product (> 0).
+        gamma: f32,
+        /// Additive constant.
+        coef0: f32,
+    },
+    /// x'z / (‖x‖ ‖z‖)
+    Cosine,
+}
+
+impl Kernel {
+    /// The stable id of this kernel.
+    pub const fn id(&self) -> KernelId {
+        match self {
+            Kernel::Linear => KernelId::Linear,
+            Kernel::Polynomial { .. } => KernelId::Polynomial,
+            Kernel::Rbf { .. } => KernelId::Rbf,
+            Kernel::Laplacian { .. } => KernelId::Laplacian,
+            Kernel::Sigmoid { .. } => KernelId::Sigmoid,
+            Kernel::Cosine => KernelId::Cosine,
+        }
+    }
+
+    /// Builds a kernel from its id and the stored parameter fields, checking them.
+    /// Parameters a kernel does not use are ignored.
+    pub fn from_parts(id: KernelId, gamma: f32, degree: u32, coef0: f32) -> Result<Kernel, Error> {
+        let check_gamma = || {
+            if gamma.is_finite() && gamma > 0.0 {
+                Ok(gamma)
+            } else {
+                Err(Error::BadKernelParameter)
+            }
+        };
+        let check_coef0 = || {
+            if coef0.is_finite() {
+                Ok(coef0)
+            } else {
+                Err(Error::BadKernelParameter)
+            }
+        };
+        Ok(match id {
+            KernelId::Linear => Kernel::Linear,
+            KernelId::Polynomial => {
+                if degree == 0 || degree > MAX_DEGREE {
+                    return Err(Error::BadKernelParameter);
+                }
+                Kernel::Polynomial {
+                    gamma: check_gamma()?,
+                    degree,
+                    coef0: check_coef0()?,
+                }
+            }
+            KernelId::Rbf => Kernel::Rbf {
+                gamma: check_gamma()?,
+            },
+            KernelId::Laplacian => Kernel::Laplacian {
+                gamma: check_gamma()?,
+            },
+            KernelId::Sigmoid => Kernel::Sigmoid {
+                gamma: check_gamma()?,
+                coef0: check_coef0()?,
+            },
+            KernelId::Cosine => Kernel::Cosine,
+        })
+    }
+
+    /// Checks the parameters of an already-built kernel.
+    pub fn validate(&self) -> Result<(), Error> {
+        let (gamma, degree, coef0) = self.params();
+        Kernel::from_parts(self.id(), gamma, degree, coef0).map(|_| ())
+    }
+
+    /// (gamma, degree, coef0) as stored in the blob; unused fields are 0.
+    pub const fn params(&self) -> (f32, u32, f32) {
+        match *self {
+            Kernel::Linear | Kernel::Cosine => (0.0, 0, 0.0),
+            Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
+            } => (gamma, degree, coef0),
+            Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } => (gamma, 0, 0.0),
+            Kernel::Sigmoid { gamma, coef0 } => (gamma, 0, coef0),
+        }
+    }
+
+    /// k(x, z) for two plain slices of equal length (reference path, used by tests
+    /// and by on-device model building; the projection uses its own fused loops).
+    /// Extra elements of the longer slice are ignored.
+    pub fn eval(&self, x: &[f32], z: &[f32]) -> f32 {
+        let dot = || x.iter().zip(z).map(|(a, b)| a * b).sum::<f32>();
+        match *self {
+            Kernel::Linear => dot(),
+            Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
+            } => powi(gamma * dot() + coef0, degree),
+            Kernel::Rbf { gamma } => {
+                let d2: f32 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
+                crate::fastmath::exp(-gamma * d2)
+            }
+            Kernel::Laplacian { gamma } => {
+                let d1: f32 = x.iter().zip(z).map(|(a, b)| libm::fabsf(a - b)).sum();
+                crate::fastmath::exp(-gamma * d1)
+            }
+            Kernel::Sigmoid { gamma, coef0 } => libm::tanhf(gamma * dot() + coef0),
+            Kernel::Cosine => {
+                let nx: f32 = x.iter().map(|a| a * a).sum();
+                let nz: f32 = z.iter().map(|a| a * a).sum();
+                cosine(dot(), nx, nz)
+            }
+        }
+    }
+}
+
+/// x'z / sqrt(‖x‖² ‖z‖²), 0 when either squared norm is 0.
+#[inline]
+pub(crate) fn cosine(dot: f32, sq_norm_x: f32, sq_norm_z: f32) -> f32 {
+    let denom = libm::sqrtf(sq_norm_x) * libm::sqrtf(sq_norm_z);
+    if denom > 0.0 {
+        dot / denom
+    } else {
+        0.0
+    }
+}
+
+/// base^exp by repeated squaring (exact for the integer exponent, no libm call).
+#[inline]
+pub(crate) fn powi(base: f32, exp: u32) -> f32 {
+    let mut result = 1.0f32;
+    let mut b = base;
+    let mut e = exp;
+    while e > 0 {
+        if e & 1 == 1 {
+            result *= b;
+        }
+        b *= b;
+        e >>= 1;
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f64_kernel(k: &Kernel, x: &[f64], z: &[f64]) -> f64 {
+        let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
+        match *k {
+            Kernel::Linear => dot,
+            Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
+            } => (gamma as f64 * dot + coef0 as f64).powi(degree as i32),
+            Kernel::Rbf { gamma } => {
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum::<f64>())
+                    .exp()
+            }
+            Kernel::Laplacian { gamma } => {
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).abs()).sum::<f64>())
+                    .exp()
+            }
+            Kernel::Sigmoid { gamma, coef0 } => (gamma as f64 * dot + coef0 as f64).tanh(),
+            Kernel::Cosine => {
+                let nx = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+                let nz = z.iter().map(|a| a * a).sum::<f64>().sqrt();
+                dot / (nx * nz)
+            }
+        }
+    }
+
+    #[test]
+    fn f32_kernels_match_f64_definitions() {
+        const KERNEL_REL_TOL: f64 = 2e-6;
+        let kernels = [
+            Kernel::Linear,
+            Kernel::Polynomial {
+                gamma: 0.5,
+                degree: 3,
+                coef0: 1.0,
+            },
+            Kernel::Rbf { gamma: 0.3 },
+            Kernel::Laplacian { gamma: 0.2 },
+            Kernel::Sigmoid {
+                gamma: 0.1,
+                coef0: 0.5,
+            },
+            Kernel::Cosine,
+        ];
+        let x = [0.5f32, -1.25, 2.0, 0.125];
+        let z = [1.5f32, 0.75, -0.5, 1.0];
+        let x64: std::vec::Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        let z64: std::vec::Vec<f64> = z.iter().map(|&v| v as f64).collect();
+        for k in kernels {
+            k.validate().unwrap();
+            let got = k.eval(&x, &z) as f64;
+            let want = f64_kernel(&k, &x64, &z64);
+            assert!(
+                (got - want).abs() <= KERNEL_REL_TOL * want.abs().max(1.0),
+                "{k:?}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn parameters_are_checked() {
+        use KernelId::*;
+        assert_eq!(
+            Kernel::from_parts(Rbf, 0.0, 0, 0.0),
+            Err(Error::BadKernelParameter)
+        );
+        assert_eq!(
+            Kernel::from_parts(Rbf, f32::NAN, 0, 0.0),
+            Err(Error::BadKernelParameter)
+        );
+        assert_eq!(
+            Kernel::from_parts(Polynomial, 1.0, 0, 0.0),
+            Err(Error::BadKernelParameter)
+        );
+        assert_eq!(
+            Kernel::from_parts(Polynomial, 1.0, MAX_DEGREE + 1, 0.0),
+            Err(Error::BadKernelParameter)
+        );
+        assert_eq!(
+            Kernel::from_parts(Sigmoid, 1.0, 0, f32::INFINITY),
+            Err(Error::BadKernelParameter)
+        );
+        assert!(Kernel::from_parts(Linear, f32::NAN, 0, f32::NAN).is_ok());
+        assert_eq!(KernelId::try_from(6), Err(Error::UnknownKernel));
+        assert_eq!(powi(2.0, 10), 1024.0);
+        assert_eq!(cosine(1.0, 0.0, 4.0), 0.0);
+    }
+}

@@ -1,0 +1,23 @@
+//! `libkpca.a`: the C ABI of the `kpca` crate as one static library.
+//!
+//! This crate only re-exports the `extern "C"` functions of `kpca::capi` and, on
+//! targets without an operating system, supplies the panic handler a `no_std`
+//! static library needs. Build it with `panic = "abort"` (the workspace release
+//! profile does); no panic path is reachable from the C API, and a build that
+//! would unwind is refused below.
+#![no_std]
+
+pub use kpca_core::capi::*;
+
+#[cfg(not(panic = "abort"))]
+compile_error!("libkpca.a must be built with panic = \"abort\" (use --release)");
+
+/// The panic handler of the static library. The C API has no reachable panic
+/// path; should one ever be introduced, the firmware stops here instead of
+/// unwinding into C.
+#[panic_handler]
+fn on_panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    loop {
+        core::hint::spin_loop();
+    }
+}
