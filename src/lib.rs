@@ -34,6 +34,9 @@ mod project;
 #[cfg(feature = "capi")]
 pub mod capi;
 
+#[cfg(feature = "std")]
+pub mod fit;
+
 pub use error::Error;
 pub use kernel::{Kernel, KernelId};
 pub use model::{ModelParts, ModelRef, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Install what the bare-metal firmware harness (c-examples/firmware) and the
+# QEMU instruction-counting plugin build (scripts/qemu-plugin/build.sh) need.
+#
+# Idempotent: installs only what is missing; runs `apt-get update` only when
+# something has to be installed (or when the source index is missing).
+#
+#   firmware:  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
+#   plugin:    gcc libglib2.0-dev pkg-config xz-utils dpkg-dev (for `apt-get source`)
+#              plus a deb-src entry for Debian so that `apt-get source qemu` works.
+#
+# Must run as root (or with sudo available).
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+
+PKGS=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
+      gcc libc6-dev libglib2.0-dev pkg-config xz-utils dpkg-dev)
+
+missing=()
+for p in "${PKGS[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+# deb-src entry (needed by scripts/qemu-plugin/build.sh to fetch Debian's qemu
+# source package matching the installed qemu-system-arm). Only added if no
+# deb-src entry exists already. Debian mirrors only.
+need_src_update=0
+if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
+    echo "install-firmware-deps: adding deb-src entry for Debian ${codename}"
+    $SUDO tee /etc/apt/sources.list.d/kpca-deb-src.sources >/dev/null <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: ${codename} ${codename}-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb-src
+URIs: http://deb.debian.org/debian-security
+Suites: ${codename}-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    need_src_update=1
+elif ! ls /var/lib/apt/lists/ 2>/dev/null | grep -q '_Sources'; then
+    need_src_update=1
+fi
+
+if [ "${#missing[@]}" -gt 0 ] || [ "$need_src_update" -eq 1 ]; then
+    echo "install-firmware-deps: apt-get update"
+    $SUDO apt-get update -qq
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-firmware-deps: installing ${missing[*]}"
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "install-firmware-deps: all packages present"
+fi
+
+arm-none-eabi-gcc --version | head -n1
+qemu-system-arm --version | head -n1
