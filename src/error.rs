@@ -1,5 +1,6 @@
 //! The one error type of the core, with stable numeric codes shared by the C ABI.
 
+use core::ffi::CStr;
 use core::fmt;
 
 /// Everything that can go wrong in the core. The discriminant is the C status
@@ -100,34 +101,39 @@ impl Error {
         Error::ALL.iter().copied().find(|e| e.code() == code)
     }
 
-    /// A short English description, also returned by `kpca_status_str`.
-    pub const fn message(self) -> &'static str {
+    /// A short English description (the text of `kpca_status_str`).
+    pub fn message(self) -> &'static str {
+        self.c_message().to_str().unwrap_or("")
+    }
+
+    /// The description as a NUL-terminated string, for the C ABI.
+    pub const fn c_message(self) -> &'static CStr {
         match self {
-            Error::NullPointer => "a required pointer argument is NULL",
-            Error::InputLength => "input length is not the model's input dimension",
-            Error::OutputLength => "output buffer is shorter than required",
-            Error::NonFiniteInput => "input contains NaN or infinity",
-            Error::Truncated => "model blob is truncated",
-            Error::BadMagic => "model blob does not start with the KPCA magic",
-            Error::UnsupportedVersion => "unsupported model format version",
-            Error::ByteOrder => "model byte order is not supported on this target",
-            Error::CrcMismatch => "model blob CRC-32 mismatch",
-            Error::LengthMismatch => "model dimensions disagree with the blob length",
-            Error::ZeroDimension => "a model dimension is zero",
-            Error::DimensionTooLarge => "a model dimension exceeds the supported maximum",
-            Error::UnknownKernel => "unknown kernel id",
-            Error::BadKernelParameter => "kernel parameter out of range",
-            Error::NonFiniteModel => "model contains NaN or infinity",
-            Error::Misaligned => "model blob is not 4-byte aligned",
-            Error::BadHeader => "model header has an undefined field value",
-            Error::ModelNotLoaded => "model was not loaded",
-            Error::ThresholdUnset => "model has no anomaly threshold",
-            Error::InconsistentModel => "model parts are inconsistent",
-            Error::BufferTooSmall => "output buffer too small for the model blob",
-            Error::PartsLength => "model part lengths disagree with its dimensions",
-            Error::Capacity => "fixed model capacity exceeded",
-            Error::BatchLength => "batch length is not a whole number of rows",
-            Error::NonFiniteResult => "result is not finite (kernel overflow)",
+            Error::NullPointer => c"a required pointer argument is NULL",
+            Error::InputLength => c"input length is not the model's input dimension",
+            Error::OutputLength => c"output buffer is shorter than required",
+            Error::NonFiniteInput => c"input contains NaN or infinity",
+            Error::Truncated => c"model blob is truncated",
+            Error::BadMagic => c"model blob does not start with the KPCA magic",
+            Error::UnsupportedVersion => c"unsupported model format version",
+            Error::ByteOrder => c"model byte order is not supported on this target",
+            Error::CrcMismatch => c"model blob CRC-32 mismatch",
+            Error::LengthMismatch => c"model dimensions disagree with the blob length",
+            Error::ZeroDimension => c"a model dimension is zero",
+            Error::DimensionTooLarge => c"a model dimension exceeds the supported maximum",
+            Error::UnknownKernel => c"unknown kernel id",
+            Error::BadKernelParameter => c"kernel parameter out of range",
+            Error::NonFiniteModel => c"model contains NaN or infinity",
+            Error::Misaligned => c"model blob is not 4-byte aligned",
+            Error::BadHeader => c"model header has an undefined field value",
+            Error::ModelNotLoaded => c"model was not loaded",
+            Error::ThresholdUnset => c"model has no anomaly threshold",
+            Error::InconsistentModel => c"model parts are inconsistent",
+            Error::BufferTooSmall => c"output buffer too small for the model blob",
+            Error::PartsLength => c"model part lengths disagree with its dimensions",
+            Error::Capacity => c"fixed model capacity exceeded",
+            Error::BatchLength => c"batch length is not a whole number of rows",
+            Error::NonFiniteResult => c"result is not finite (kernel overflow)",
         }
     }
 }

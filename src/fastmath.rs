@@ -85,7 +85,10 @@ mod tests {
         for i in -200_000..=200_000 {
             worst = worst.max(rel_err(i as f32 * 4.0e-6));
         }
-        assert!(worst <= EXP_MAX_REL_ERROR as f64, "worst relative error {worst:e}");
+        assert!(
+            worst <= EXP_MAX_REL_ERROR as f64,
+            "worst relative error {worst:e}"
+        );
     }
 
     #[test]

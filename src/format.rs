@@ -44,7 +44,12 @@ pub const FLAG_STANDARDIZED: u32 = 1;
 const CRC_LEN: usize = 4;
 
 /// Blob length in bytes for the given dimensions, or `None` on overflow.
-pub fn blob_len_for(dim: usize, n_points: usize, n_components: usize, standardized: bool) -> Option<usize> {
+pub fn blob_len_for(
+    dim: usize,
+    n_points: usize,
+    n_components: usize,
+    standardized: bool,
+) -> Option<usize> {
     let std_floats = if standardized { dim.checked_mul(2)? } else { 0 };
     let floats = std_floats
         .checked_add(n_points.checked_mul(dim)?)?
@@ -121,8 +126,12 @@ impl<'a> ModelRef<'a> {
             return Err(Error::ByteOrder);
         }
         let flags = u32_at(bytes, 12);
-        let reserved_zero = u32_at(bytes, 52) == 0 && u32_at(bytes, 56) == 0 && u32_at(bytes, 60) == 0;
-        if usize::from(u16_at(bytes, 8)) != HEADER_LEN || flags & !FLAG_STANDARDIZED != 0 || !reserved_zero {
+        let reserved_zero =
+            u32_at(bytes, 52) == 0 && u32_at(bytes, 56) == 0 && u32_at(bytes, 60) == 0;
+        if usize::from(u16_at(bytes, 8)) != HEADER_LEN
+            || flags & !FLAG_STANDARDIZED != 0
+            || !reserved_zero
+        {
             return Err(Error::BadHeader);
         }
         let total = usize::try_from(u32_at(bytes, 48)).map_err(|_| Error::LengthMismatch)?;
@@ -142,7 +151,12 @@ impl<'a> ModelRef<'a> {
         let n_components = to_usize(u32_at(bytes, 24));
         check_dims(dim, n_points, n_components)?;
         let kernel_id = KernelId::try_from(u16_at(bytes, 10))?;
-        let kernel = Kernel::from_parts(kernel_id, f32_at(bytes, 32), u32_at(bytes, 28), f32_at(bytes, 36))?;
+        let kernel = Kernel::from_parts(
+            kernel_id,
+            f32_at(bytes, 32),
+            u32_at(bytes, 28),
+            f32_at(bytes, 36),
+        )?;
         let standardized = flags & FLAG_STANDARDIZED != 0;
         if blob_len_for(dim, n_points, n_components, standardized) != Some(total) {
             return Err(Error::LengthMismatch);
@@ -178,7 +192,13 @@ impl<'a> ModelRef<'a> {
     /// Length in bytes of this model's blob.
     pub fn blob_len(&self) -> usize {
         // Cannot overflow: the dimensions were checked against their maxima.
-        blob_len_for(self.dim, self.n_points, self.n_components, self.is_standardized()).unwrap_or(usize::MAX)
+        blob_len_for(
+            self.dim,
+            self.n_points,
+            self.n_components,
+            self.is_standardized(),
+        )
+        .unwrap_or(usize::MAX)
     }
 
     /// Serialises the model into `buf` (at least [`ModelRef::blob_len`] bytes) and
@@ -195,7 +215,11 @@ impl<'a> ModelRef<'a> {
         w.u16(BYTE_ORDER_MARK);
         w.u16(HEADER_LEN as u16);
         w.u16(self.kernel.id() as u16);
-        w.u32(if self.is_standardized() { FLAG_STANDARDIZED } else { 0 });
+        w.u32(if self.is_standardized() {
+            FLAG_STANDARDIZED
+        } else {
+            0
+        });
         w.u32(as_u32(self.dim));
         w.u32(as_u32(self.n_points));
         w.u32(as_u32(self.n_components));

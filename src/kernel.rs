@@ -245,12 +245,10 @@ mod tests {
                 coef0,
             } => (gamma as f64 * dot + coef0 as f64).powi(degree as i32),
             Kernel::Rbf { gamma } => {
-                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum::<f64>())
-                    .exp()
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum::<f64>()).exp()
             }
             Kernel::Laplacian { gamma } => {
-                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).abs()).sum::<f64>())
-                    .exp()
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).abs()).sum::<f64>()).exp()
             }
             Kernel::Sigmoid { gamma, coef0 } => (gamma as f64 * dot + coef0 as f64).tanh(),
             Kernel::Cosine => {

@@ -58,7 +58,9 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         let sq_norm: f32 = z.iter().map(|v| v * v).sum();
         // Capacity was checked above and the four vectors always have equal lengths.
         self.points.push(z).map_err(|_| Error::Capacity)?;
-        self.point_sq_norms.push(sq_norm).map_err(|_| Error::Capacity)?;
+        self.point_sq_norms
+            .push(sq_norm)
+            .map_err(|_| Error::Capacity)?;
         self.a.push(a_row).map_err(|_| Error::Capacity)?;
         self.c.push(c).map_err(|_| Error::Capacity)?;
         Ok(())
@@ -104,14 +106,21 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         if let (Ok(mean), Ok(inv_std)) = (model.mean.try_into(), model.inv_std.try_into()) {
             owned.set_standardization(mean, inv_std);
         }
-        let rows = model.points.chunks_exact(D).zip(model.a.chunks_exact(K)).zip(model.c);
+        let rows = model
+            .points
+            .chunks_exact(D)
+            .zip(model.a.chunks_exact(K))
+            .zip(model.c);
         for ((z, a_row), &c) in rows {
             let z: [f32; D] = z.try_into().map_err(|_| Error::PartsLength)?;
             let a_row: [f32; K] = a_row.try_into().map_err(|_| Error::PartsLength)?;
             owned.push_point(z, a_row, c)?;
         }
         owned.b = model.b.try_into().map_err(|_| Error::PartsLength)?;
-        owned.eigenvalues = model.eigenvalues.try_into().map_err(|_| Error::PartsLength)?;
+        owned.eigenvalues = model
+            .eigenvalues
+            .try_into()
+            .map_err(|_| Error::PartsLength)?;
         owned.s = model.s;
         owned.threshold = model.threshold;
         Ok(owned)

@@ -63,7 +63,11 @@ impl Input<'_> {
     #[inline(always)]
     fn l1(&self, z: &[f32]) -> f32 {
         if self.mean.is_empty() {
-            self.x.iter().zip(z).map(|(&a, &b)| libm::fabsf(a - b)).sum()
+            self.x
+                .iter()
+                .zip(z)
+                .map(|(&a, &b)| libm::fabsf(a - b))
+                .sum()
         } else {
             let mut acc = 0.0f32;
             for (((&xj, &mj), &sj), &zj) in self.x.iter().zip(self.mean).zip(self.inv_std).zip(z) {
@@ -201,7 +205,7 @@ impl ModelRef<'_> {
                 }
             } else {
                 for ((&kvi, row), &ci) in block.iter().zip(a_rows.chunks_exact(k)).zip(c_block) {
-                    let part = row.get(first..first + K).unwrap_or(&[]);
+                    let part = row.get(first..).unwrap_or(&[]);
                     for (a, &r) in acc.iter_mut().zip(part) {
                         *a += kvi * r;
                     }
