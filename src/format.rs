@@ -87,7 +87,7 @@ fn as_f32s(bytes: &[u8]) -> Result<&[f32], Error> {
     if bytes.as_ptr().align_offset(core::mem::align_of::<f32>()) != 0 {
         return Err(Error::Misaligned);
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(Error::LengthMismatch);
     }
     // SAFETY: the pointer is aligned for f32 (checked above), the length in f32s

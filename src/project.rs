@@ -317,7 +317,7 @@ impl ModelRef<'_> {
 
     /// Checks a batch of row-major vectors and returns the number of rows.
     fn batch_rows(&self, xs: &[f32], out_len: usize, per_row: usize) -> Result<usize, Error> {
-        if xs.len() % self.dim != 0 {
+        if !xs.len().is_multiple_of(self.dim) {
             return Err(Error::BatchLength);
         }
         let rows = xs.len() / self.dim;

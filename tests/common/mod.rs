@@ -146,9 +146,9 @@ impl TestModel {
             .map(|z| self.kernel64(&xs, &z.iter().map(|&v| v as f64).collect::<Vec<_>>()))
             .collect();
         let mut y: Vec<f64> = self.b.iter().map(|&v| v as f64).collect();
-        for (i, kv) in kx.iter().enumerate() {
-            for l in 0..self.k {
-                y[l] += kv * self.a[i * self.k + l] as f64;
+        for (kv, a_row) in kx.iter().zip(self.a.chunks(self.k)) {
+            for (yl, &al) in y.iter_mut().zip(a_row) {
+                *yl += kv * al as f64;
             }
         }
         let ck: f64 = kx.iter().zip(&self.c).map(|(a, &b)| a * b as f64).sum();

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine (installs what it needs).
+# This is the README's test command and what CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n=== %s\n' "$*"; }
+
+step "toolchain and packages"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf
+scripts/install-firmware-deps.sh
+
+step "format and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --all-features -- -D warnings
+
+step "no_std core builds for every firmware target (no default features)"
+for t in thumbv7em-none-eabihf thumbv6m-none-eabi riscv32imac-unknown-none-elf; do
+  cargo build --lib --no-default-features --target "$t"
+  cargo build -p kpca-staticlib --release --target "$t"
+done
+
+step "unit, integration, C and doc tests"
+cargo test --workspace --all-features
+
+step "firmware on the emulated Cortex-M4F and link checks"
+scripts/firmware-test.sh
