@@ -6,7 +6,7 @@
 # something has to be installed (or when the source index is missing).
 #
 #   firmware:  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-#   plugin:    gcc libglib2.0-dev pkg-config xz-utils dpkg-dev (for `apt-get source`)
+#   plugin:    gcc libglib2.0-dev pkg-config xz-utils patch dpkg-dev (for `apt-get source`)
 #              plus a deb-src entry for Debian so that `apt-get source qemu` works.
 #
 # Must run as root (or with sudo available).
@@ -18,11 +18,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PKGS=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-      gcc libc6-dev libglib2.0-dev pkg-config xz-utils dpkg-dev)
+      gcc libc6-dev libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
 
 missing=()
 for p in "${PKGS[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+    if [ "$status" != "install ok installed" ]; then
         missing+=("$p")
     fi
 done
@@ -48,7 +49,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     need_src_update=1
-elif ! ls /var/lib/apt/lists/ 2>/dev/null | grep -q '_Sources'; then
+elif ! compgen -G '/var/lib/apt/lists/*_Sources*' >/dev/null; then
     need_src_update=1
 fi
 
