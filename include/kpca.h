@@ -36,7 +36,7 @@
 /**
  * Largest number of components a model may have.
  */
-#define KPCA_MAX_COMPONENTS 32
+#define KPCA_MAX_COMPONENTS 16
 
 /**
  * The model blob format version this library reads.

@@ -82,7 +82,7 @@ pub const KPCA_MAX_DIM: u32 = 4096;
 /// Largest number of stored points a model may have.
 pub const KPCA_MAX_POINTS: u32 = 1 << 20;
 /// Largest number of components a model may have.
-pub const KPCA_MAX_COMPONENTS: u32 = 32;
+pub const KPCA_MAX_COMPONENTS: u32 = 16;
 /// The model blob format version this library reads.
 pub const KPCA_FORMAT_VERSION: u32 = 1;
 /// Library version, major part.

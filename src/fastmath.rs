@@ -57,6 +57,21 @@ pub fn exp(x: f32) -> f32 {
     p * s1 * s2
 }
 
+/// e^(-t) for the distance kernels: t = gamma * distance, normally >= 0.
+///
+/// Negative t (a squared distance that came out slightly below 0 through
+/// rounding) is treated as 0; t above 87.33 or NaN (an infinite distance) give
+/// +0.0. Otherwise the error bound of [`exp`] holds. One comparison on the
+/// common path.
+#[inline(always)]
+pub fn exp_neg(t: f32) -> f32 {
+    if t < -MIN_ARG {
+        exp(-(if t > 0.0 { t } else { 0.0 }))
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +116,14 @@ mod tests {
         assert!(exp(f32::NAN).is_nan());
         assert!(exp(MIN_ARG) >= f32::MIN_POSITIVE);
         assert!(exp(MAX_ARG).is_finite());
+    }
+
+    #[test]
+    fn exp_neg_handles_rounding_far_points_and_nan() {
+        assert_eq!(exp_neg(-1e-7), 1.0 * exp(0.0));
+        assert_eq!(exp_neg(2.0), exp(-2.0));
+        assert_eq!(exp_neg(88.0), 0.0);
+        assert_eq!(exp_neg(f32::INFINITY), 0.0);
+        assert_eq!(exp_neg(f32::NAN), 0.0);
     }
 }

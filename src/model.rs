@@ -10,7 +10,7 @@ pub const MAX_DIM: usize = 4096;
 /// Largest number of stored points m (training points or landmarks).
 pub const MAX_POINTS: usize = 1 << 20;
 /// Largest number of components k.
-pub const MAX_COMPONENTS: usize = 32;
+pub const MAX_COMPONENTS: usize = 16;
 
 /// Relative tolerance for the stored squared norms of the points against their
 /// recomputation in f32 at load time.

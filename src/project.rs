@@ -1,10 +1,10 @@
 //! The one projection code path: coordinates and anomaly score of a vector.
 //!
 //! Landmarks are processed in blocks of [`BLOCK`]: first the kernel values of the
-//! block (one loop per kernel family, chosen once per block), then the k
-//! coordinates and the score term c'k_x are accumulated. For k <= 8 the
-//! accumulators are a fixed-size array the compiler keeps in registers; larger k
-//! runs the same loops in chunks of 8 components.
+//! block (one dot-product loop shared by the inner-product kernels, then a short
+//! per-kernel map chosen once per block), then the score term c'k_x and the k
+//! coordinates, accumulated four components at a time in registers. Nothing is
+//! written to the caller's buffer before the result is known to be finite.
 
 use crate::error::Error;
 use crate::fastmath;
@@ -13,19 +13,21 @@ use crate::model::{ModelRef, MAX_COMPONENTS};
 
 /// Landmarks per block of kernel evaluations.
 const BLOCK: usize = 8;
-/// Components accumulated per pass when k > 8.
-const CHUNK: usize = 8;
+/// Components accumulated together in registers.
+const GROUP: usize = 4;
 
 /// The input as the kernels see it: raw, or standardised on the fly.
 #[derive(Clone, Copy)]
 struct Input<'x> {
     x: &'x [f32],
+    /// Empty when the model does not standardise.
     mean: &'x [f32],
     inv_std: &'x [f32],
     /// ‖x'‖² of the (standardised) input.
     sq_norm: f32,
 }
 
+/// x'z with four partial sums.
 #[inline(always)]
 fn dot(x: &[f32], z: &[f32]) -> f32 {
     let (xc, xr) = x.as_chunks::<4>();
@@ -62,18 +64,45 @@ impl Input<'_> {
     /// ‖x' - z‖₁ for one stored point.
     #[inline(always)]
     fn l1(&self, z: &[f32]) -> f32 {
+        let mut acc = 0.0f32;
         if self.mean.is_empty() {
-            self.x
-                .iter()
-                .zip(z)
-                .map(|(&a, &b)| libm::fabsf(a - b))
-                .sum()
+            for (&xj, &zj) in self.x.iter().zip(z) {
+                acc += libm::fabsf(xj - zj);
+            }
         } else {
-            let mut acc = 0.0f32;
             for (((&xj, &mj), &sj), &zj) in self.x.iter().zip(self.mean).zip(self.inv_std).zip(z) {
                 acc += libm::fabsf((xj - mj) * sj - zj);
             }
-            acc
+        }
+        acc
+    }
+}
+
+/// y[col..col + GROUP] += sum_i kv[i] * A[i][col..col + GROUP], and the tail
+/// components one by one. `rows` are the block's rows of A (k each).
+#[inline(always)]
+fn accumulate(kv: &[f32], rows: &[f32], k: usize, y: &mut [f32; MAX_COMPONENTS]) {
+    let mut col = 0;
+    while col + GROUP <= k {
+        if let Some(slot) = y.get_mut(col..col + GROUP) {
+            let mut acc = [slot[0], slot[1], slot[2], slot[3]];
+            for (&kvi, row) in kv.iter().zip(rows.chunks_exact(k)) {
+                if let Some(a) = row.get(col..col + GROUP) {
+                    acc[0] += kvi * a[0];
+                    acc[1] += kvi * a[1];
+                    acc[2] += kvi * a[2];
+                    acc[3] += kvi * a[3];
+                }
+            }
+            slot.copy_from_slice(&acc);
+        }
+        col += GROUP;
+    }
+    for (l, yl) in y.iter_mut().enumerate().take(k).skip(col) {
+        for (&kvi, row) in kv.iter().zip(rows.chunks_exact(k)) {
+            if let Some(&a) = row.get(l) {
+                *yl += kvi * a;
+            }
         }
     }
 }
@@ -132,24 +161,22 @@ impl ModelRef<'_> {
     fn kernel_block(&self, input: &Input<'_>, start: usize, out: &mut [f32]) {
         let d = self.dim;
         let n = out.len();
-        let rows = self
-            .points
-            .get(start * d..(start + n) * d)
-            .unwrap_or(&[])
-            .chunks_exact(d);
+        let rows = self.points.get(start * d..(start + n) * d).unwrap_or(&[]);
         let norms = self.point_sq_norms.get(start..start + n).unwrap_or(&[]);
+        if let Kernel::Laplacian { gamma } = self.kernel {
+            for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
+                *o = fastmath::exp_neg(gamma * input.l1(z));
+            }
+            return;
+        }
+        for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
+            *o = input.dot(z);
+        }
         let xn = input.sq_norm;
-        let slots = out.iter_mut().zip(rows).zip(norms);
         match self.kernel {
             Kernel::Rbf { gamma } => {
-                for ((o, z), &zn) in slots {
-                    let d2 = xn + zn - 2.0 * input.dot(z);
-                    *o = fastmath::exp(-gamma * d2.max(0.0));
-                }
-            }
-            Kernel::Linear => {
-                for ((o, z), _) in slots {
-                    *o = input.dot(z);
+                for (o, &zn) in out.iter_mut().zip(norms) {
+                    *o = fastmath::exp_neg(gamma * (xn + zn - 2.0 * *o));
                 }
             }
             Kernel::Polynomial {
@@ -157,103 +184,42 @@ impl ModelRef<'_> {
                 degree,
                 coef0,
             } => {
-                for ((o, z), _) in slots {
-                    *o = powi(gamma * input.dot(z) + coef0, degree);
+                for o in out.iter_mut() {
+                    *o = powi(gamma * *o + coef0, degree);
                 }
             }
             Kernel::Sigmoid { gamma, coef0 } => {
-                for ((o, z), _) in slots {
-                    *o = libm::tanhf(gamma * input.dot(z) + coef0);
+                for o in out.iter_mut() {
+                    *o = libm::tanhf(gamma * *o + coef0);
                 }
             }
             Kernel::Cosine => {
-                for ((o, z), &zn) in slots {
-                    *o = cosine(input.dot(z), xn, zn);
+                for (o, &zn) in out.iter_mut().zip(norms) {
+                    *o = cosine(*o, xn, zn);
                 }
             }
-            Kernel::Laplacian { gamma } => {
-                for ((o, z), _) in slots {
-                    *o = fastmath::exp(-gamma * input.l1(z));
-                }
-            }
+            Kernel::Linear | Kernel::Laplacian { .. } => {}
         }
     }
 
-    /// y_l = sum_i k_i A[i][first + l] for l < K, and c'k when `first == 0`.
-    /// `K` is the number of components accumulated in this pass.
-    #[inline(never)]
-    fn accumulate<const K: usize>(&self, input: &Input<'_>, first: usize) -> ([f32; K], f32) {
+    /// Coordinates y (first k entries of the staging array) and c'k_x.
+    fn coordinates(&self, input: &Input<'_>, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
         let k = self.n_components;
-        let mut acc = [0.0f32; K];
         let mut ck = 0.0f32;
         let mut kv = [0.0f32; BLOCK];
         let mut start = 0;
         while start < self.n_points {
             let n = (self.n_points - start).min(BLOCK);
-            let block = &mut kv[..n];
+            let block = kv.get_mut(..n).unwrap_or(&mut []);
             self.kernel_block(input, start, block);
-            let a_rows = self.a.get(start * k..(start + n) * k).unwrap_or(&[]);
             let c_block = self.c.get(start..start + n).unwrap_or(&[]);
-            if K == k {
-                // All components in one pass: rows of A are exactly K long.
-                let (rows, _) = a_rows.as_chunks::<K>();
-                for ((&kvi, row), &ci) in block.iter().zip(rows).zip(c_block) {
-                    for l in 0..K {
-                        acc[l] += kvi * row[l];
-                    }
-                    ck += kvi * ci;
-                }
-            } else {
-                for ((&kvi, row), &ci) in block.iter().zip(a_rows.chunks_exact(k)).zip(c_block) {
-                    let part = row.get(first..).unwrap_or(&[]);
-                    for (a, &r) in acc.iter_mut().zip(part) {
-                        *a += kvi * r;
-                    }
-                    ck += kvi * ci;
-                }
+            for (&kvi, &ci) in block.iter().zip(c_block) {
+                ck += kvi * ci;
             }
+            let a_rows = self.a.get(start * k..(start + n) * k).unwrap_or(&[]);
+            accumulate(block, a_rows, k, y);
             start += n;
         }
-        (acc, ck)
-    }
-
-    /// Coordinates into `y[..k]` (staging, not the caller's buffer) and c'k_x.
-    fn coordinates(&self, input: &Input<'_>, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
-        macro_rules! fixed {
-            ($k:literal) => {{
-                let (acc, ck) = self.accumulate::<$k>(input, 0);
-                for (dst, src) in y.iter_mut().zip(acc) {
-                    *dst = src;
-                }
-                ck
-            }};
-        }
-        let ck = match self.n_components {
-            1 => fixed!(1),
-            2 => fixed!(2),
-            3 => fixed!(3),
-            4 => fixed!(4),
-            5 => fixed!(5),
-            6 => fixed!(6),
-            7 => fixed!(7),
-            8 => fixed!(8),
-            k => {
-                let mut ck = 0.0;
-                let mut first = 0;
-                while first < k {
-                    let (acc, ck_pass) = self.accumulate::<CHUNK>(input, first);
-                    if first == 0 {
-                        ck = ck_pass;
-                    }
-                    let dst = y.get_mut(first..).unwrap_or(&mut []);
-                    for (d, s) in dst.iter_mut().zip(acc).take(k - first) {
-                        *d = s;
-                    }
-                    first += CHUNK;
-                }
-                ck
-            }
-        };
         for (yl, bl) in y.iter_mut().zip(self.b) {
             *yl += bl;
         }
@@ -271,13 +237,18 @@ impl ModelRef<'_> {
         let mut y = [0.0f32; MAX_COMPONENTS];
         let ck = self.coordinates(&input, &mut y);
         let y = y.get(..k).unwrap_or(&[]);
+        let mut finite = true;
+        let mut sum_sq = 0.0f32;
+        for v in y {
+            finite &= v.is_finite();
+            sum_sq += v * v;
+        }
         let e = if score {
-            let sum_sq: f32 = y.iter().map(|v| v * v).sum();
             self.self_kernel(&input) - 2.0 * ck + self.s - sum_sq
         } else {
             0.0
         };
-        if !e.is_finite() || !y.iter().all(|v| v.is_finite()) {
+        if !finite || !e.is_finite() {
             return Err(Error::NonFiniteResult);
         }
         for (o, v) in out.iter_mut().zip(y) {

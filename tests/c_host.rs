@@ -38,7 +38,14 @@ fn host_staticlib() -> &'static PathBuf {
     LIB.get_or_init(|| {
         let target = root().join("target/c-tests");
         run(Command::new(env!("CARGO"))
-            .args(["build", "-p", "kpca-staticlib", "--release", "--quiet", "--target-dir"])
+            .args([
+                "build",
+                "-p",
+                "kpca-staticlib",
+                "--release",
+                "--quiet",
+                "--target-dir",
+            ])
             .arg(&target)
             .current_dir(root()));
         target.join("release/libkpca.a")
@@ -48,7 +55,10 @@ fn host_staticlib() -> &'static PathBuf {
 fn compile_c(sources: &[&str], out_name: &str, extra: &[&str]) -> PathBuf {
     let out = root().join("target/c-tests").join(out_name);
     let mut cmd = Command::new("cc");
-    cmd.args(STRICT_C_FLAGS).args(extra).arg("-I").arg(root().join("include"));
+    cmd.args(STRICT_C_FLAGS)
+        .args(extra)
+        .arg("-I")
+        .arg(root().join("include"));
     for s in sources {
         cmd.arg(root().join(s));
     }
@@ -59,7 +69,13 @@ fn compile_c(sources: &[&str], out_name: &str, extra: &[&str]) -> PathBuf {
 
 fn example_binary() -> &'static PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| compile_c(&["c-examples/host/kpca_project.c"], "kpca_project", &["-O2"]))
+    BIN.get_or_init(|| {
+        compile_c(
+            &["c-examples/host/kpca_project.c"],
+            "kpca_project",
+            &["-O2"],
+        )
+    })
 }
 
 /// Runs the example on `blob` with `csv` on stdin; returns (status, stdout, stderr).
@@ -75,7 +91,12 @@ fn run_example(blob: &[u8], csv: &str, tag: &str) -> (i32, String, String) {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child.stdin.take().unwrap().write_all(csv.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(csv.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
@@ -92,7 +113,11 @@ fn c_example_matches_the_f64_formulas_for_every_kernel() {
         let rows: Vec<Vec<f32>> = (0..10).map(|_| g.vec(6, 1.3)).collect();
         let mut csv = String::from("# a comment\nf0,f1,f2,f3,f4,f5\n");
         for r in &rows {
-            csv += &r.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(",");
+            csv += &r
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(",");
             csv += "\n";
         }
         let (code, stdout, stderr) = run_example(&model.blob(), &csv, &format!("kernel{i}"));
@@ -102,11 +127,20 @@ fn c_example_matches_the_f64_formulas_for_every_kernel() {
         for (line, x) in lines.iter().zip(&rows) {
             let got: Vec<f64> = line.split(',').map(|v| v.parse().unwrap()).collect();
             let (y, e) = model.reference(x);
-            let scale = 1.0 + model.a.iter().map(|v| v.abs() as f64).sum::<f64>() + y.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            let scale = 1.0
+                + model.a.iter().map(|v| v.abs() as f64).sum::<f64>()
+                + y.iter().map(|v| v.abs()).fold(0.0, f64::max);
             for (g, w) in got[..4].iter().zip(&y) {
-                assert!((g - w).abs() <= C_OUTPUT_REL_TOL * scale, "{kernel:?}: {g} vs {w}");
+                assert!(
+                    (g - w).abs() <= C_OUTPUT_REL_TOL * scale,
+                    "{kernel:?}: {g} vs {w}"
+                );
             }
-            assert!((got[4] - e).abs() <= C_OUTPUT_REL_TOL * scale * scale, "{kernel:?}: score {} vs {e}", got[4]);
+            assert!(
+                (got[4] - e).abs() <= C_OUTPUT_REL_TOL * scale * scale,
+                "{kernel:?}: score {} vs {e}",
+                got[4]
+            );
         }
     }
 }
@@ -122,7 +156,10 @@ fn c_example_reports_library_errors_with_their_status_text() {
     blob[last] ^= 1;
     let (code, _, stderr) = run_example(&blob, "1,2,3\n", "bad_crc");
     assert_eq!(code, 1);
-    assert!(stderr.contains("CRC") && stderr.contains("status 9"), "{stderr}");
+    assert!(
+        stderr.contains("CRC") && stderr.contains("status 9"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -135,7 +172,14 @@ fn header_compiles_as_cpp() {
     )
     .unwrap();
     run(Command::new("c++")
-        .args(["-std=c++11", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-I"])
+        .args([
+            "-std=c++11",
+            "-Wall",
+            "-Wextra",
+            "-Wpedantic",
+            "-Werror",
+            "-I",
+        ])
         .arg(root().join("include"))
         .arg(&src)
         .arg(host_staticlib())
