@@ -79,7 +79,8 @@ impl<'a> Dataset<'a> {
     /// Row `i`, if it exists.
     pub fn row(&self, i: usize) -> Option<&[f64]> {
         let d = self.n_features;
-        self.values.get(i.checked_mul(d)?..i.checked_add(1)?.checked_mul(d)?)
+        self.values
+            .get(i.checked_mul(d)?..i.checked_add(1)?.checked_mul(d)?)
     }
 
     /// Iterator over the rows.

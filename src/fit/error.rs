@@ -133,7 +133,10 @@ impl fmt::Display for FitError {
                 "ragged input: row {row} has {len} values but the rows have {expected} features"
             ),
             FitError::NonFiniteInput { row, column } => {
-                write!(f, "non-finite input: row {row}, column {column} is NaN or infinite")
+                write!(
+                    f,
+                    "non-finite input: row {row}, column {column} is NaN or infinite"
+                )
             }
             FitError::ConstantData => write!(
                 f,
@@ -188,7 +191,10 @@ impl fmt::Display for FitError {
                 if *duplicate {
                     write!(f, "landmark index {index} is given twice")
                 } else {
-                    write!(f, "landmark index {index} is out of range for {n_points} points")
+                    write!(
+                        f,
+                        "landmark index {index} is out of range for {n_points} points"
+                    )
                 }
             }
             FitError::SingularLandmarks => write!(
@@ -200,7 +206,10 @@ impl fmt::Display for FitError {
                 name,
                 value,
                 expected,
-            } => write!(f, "option {name} = {value} is out of range: expected {expected}"),
+            } => write!(
+                f,
+                "option {name} = {value} is out of range: expected {expected}"
+            ),
             FitError::NonFiniteKernel => write!(
                 f,
                 "a kernel value is NaN or infinite: reduce gamma/degree or standardise the input"

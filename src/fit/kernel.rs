@@ -4,6 +4,7 @@
 use super::FitError;
 use crate::kernel::{Kernel, MAX_DEGREE};
 use rayon::prelude::*;
+use std::vec;
 use std::vec::Vec;
 
 /// Columns (or rows) of a kernel matrix computed per parallel task.
@@ -178,7 +179,11 @@ impl KernelSpec {
         Ok(Kernel64 {
             kind: self.kind,
             gamma,
-            degree: if self.kind == KernelKind::Poly { self.degree } else { 0 },
+            degree: if self.kind == KernelKind::Poly {
+                self.degree
+            } else {
+                0
+            },
             coef0: if matches!(self.kind, KernelKind::Poly | KernelKind::Sigmoid) {
                 self.coef0
             } else {
@@ -212,7 +217,11 @@ impl Kernel64 {
             } else {
                 None
             },
-            degree: if self.kind == KernelKind::Poly { self.degree } else { 3 },
+            degree: if self.kind == KernelKind::Poly {
+                self.degree
+            } else {
+                3
+            },
             coef0: if matches!(self.kind, KernelKind::Poly | KernelKind::Sigmoid) {
                 self.coef0
             } else {

@@ -156,6 +156,7 @@ pub fn sample_landmarks<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec;
 
     #[test]
     fn xoshiro_reference_output() {
@@ -178,6 +179,9 @@ mod tests {
             }
         }
         // Each index is drawn with probability 3/10: 600 expected of 2000.
-        assert!(counts.iter().all(|&c| (480..=720).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (480..=720).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

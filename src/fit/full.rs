@@ -1,0 +1,170 @@
+//! Full kernel PCA in f64 (DESIGN.md section 1).
+
+use super::eigen::{dense_top, lanczos_top, sign_flip_columns, sym_matvec, IterOptions, TopEigen};
+use super::fitted::{FitCore, SolverReport};
+use super::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KERNEL_BLOCK};
+use super::params::Solver;
+use super::{FitError, POSITIVE_EIG_REL_TOL};
+use nalgebra::DMatrix;
+use rayon::prelude::*;
+use std::format;
+use std::string::String;
+use std::vec;
+use std::vec::Vec;
+
+/// Fits full kernel PCA to the (standardised) row-major points `z` (n x d).
+///
+/// Memory: the n x n kernel matrix is built once (in parallel column blocks),
+/// centred in place, and handed to the solver; the dense solver (nalgebra) also
+/// holds its n x n eigenvector matrix while it runs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_full(
+    z: &[f64],
+    d: usize,
+    kernel: &Kernel64,
+    k: usize,
+    solver: Solver,
+    tol: f64,
+    max_iter: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(FitCore, SolverReport), FitError> {
+    let n = z.len() / d.max(1);
+    let sq = sq_norms(z, d);
+    let mut kmat = cross_kernel(kernel, z, &sq, z, d)?;
+
+    // Row means r (= column means, K is symmetric) and the grand mean g.
+    let r: Vec<f64> = kmat
+        .par_chunks(n.max(1))
+        .map(|col| col.iter().sum::<f64>() / n as f64)
+        .collect();
+    let g = r.iter().sum::<f64>() / n as f64;
+    // Centre in place: Kc_ij = K_ij - (r_i + r_j) + g (symmetric to the last bit).
+    kmat.par_chunks_mut(n.max(1) * KERNEL_BLOCK)
+        .enumerate()
+        .for_each(|(block, cols)| {
+            for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
+                let rj = r.get(block * KERNEL_BLOCK + jj).copied().unwrap_or(0.0);
+                for (v, &ri) in col.iter_mut().zip(&r) {
+                    *v = (*v - (ri + rj)) + g;
+                }
+            }
+        });
+    let diag: Vec<f64> = (0..n)
+        .map(|j| kmat.get(j * n + j).copied().unwrap_or(0.0))
+        .collect();
+    let trace: f64 = diag.iter().sum();
+    let matrix = DMatrix::from_vec(n, n, kmat);
+
+    let (eig, report): (TopEigen, SolverReport) = match solver {
+        Solver::Iterative => {
+            let opts = IterOptions {
+                tol,
+                max_restarts: max_iter,
+            };
+            let eig = lanczos_top(n, k, |x, y| sym_matvec(&matrix, x, y), opts)?;
+            let report = SolverReport::Lanczos {
+                matvecs: eig.matvecs,
+                max_residual: eig.max_residual,
+            };
+            (eig, report)
+        }
+        Solver::Dense | Solver::Auto => (dense_top(matrix, k)?, SolverReport::Dense),
+    };
+    let TopEigen {
+        values,
+        mut vectors,
+        all_values,
+        ..
+    } = eig;
+
+    // Positive eigenvalues and the k-th component.
+    let reference = all_values
+        .as_deref()
+        .unwrap_or(&values)
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()));
+    let threshold = POSITIVE_EIG_REL_TOL * reference;
+    let examined = all_values.as_ref().map_or(values.len(), Vec::len);
+    let positive = all_values
+        .as_deref()
+        .unwrap_or(&values)
+        .iter()
+        .filter(|&&v| v > threshold)
+        .count();
+    if values.len() < k || values.iter().take(k).any(|&v| v <= threshold) {
+        return Err(FitError::TooManyComponents {
+            requested: k,
+            positive,
+            examined,
+        });
+    }
+    match &all_values {
+        Some(all) => {
+            let negative: Vec<f64> = all.iter().copied().filter(|&v| v < -threshold).collect();
+            if let Some(most) = negative.iter().copied().reduce(f64::min) {
+                warnings.push(format!(
+                    "the kernel matrix is indefinite ({} kernel): {} of the {n} eigenvalues of \
+                     the centred kernel matrix are negative (most negative {most:e}, largest \
+                     {reference:e}); they are dropped, never kept as components",
+                    kernel.kind.name(),
+                    negative.len(),
+                ));
+            }
+        }
+        None => {
+            if kernel.kind == KernelKind::Sigmoid {
+                warnings.push(String::from(
+                    "the sigmoid kernel is indefinite: negative eigenvalues of the centred kernel \
+                     matrix are never kept; the iterative solver does not compute them, so the \
+                     explained-variance ratios use trace(Kc) as the total",
+                ));
+            }
+        }
+    }
+
+    sign_flip_columns(&mut vectors);
+    let mut scores = vec![0.0; n * k];
+    let mut comp = vec![0.0; n * k];
+    for (l, (col, &mu)) in vectors.column_iter().zip(&values).enumerate() {
+        let root = mu.sqrt();
+        for (i, &u) in col.iter().enumerate() {
+            if let Some(s) = scores.get_mut(i * k + l) {
+                *s = u * root;
+            }
+            if let Some(a) = comp.get_mut(i * k + l) {
+                *a = u / root;
+            }
+        }
+    }
+    let train_anomaly: Vec<f64> = scores
+        .chunks_exact(k)
+        .zip(&diag)
+        .map(|(y, &kc)| kc - y.iter().map(|v| v * v).sum::<f64>())
+        .collect();
+    let total = match &all_values {
+        Some(all) => all.iter().filter(|&&v| v > 0.0).sum::<f64>(),
+        None => trace,
+    };
+    let eigenvalues: Vec<f64> = values.iter().take(k).copied().collect();
+    let explained_variance_ratio = eigenvalues.iter().map(|mu| mu / total).collect();
+    let mut curve = Vec::with_capacity(k);
+    let mut remaining = trace / n as f64;
+    for mu in &eigenvalues {
+        remaining -= mu / n as f64;
+        curve.push(remaining);
+    }
+    let core = FitCore {
+        points: z.to_vec(),
+        comp,
+        center: r,
+        weights: vec![1.0 / n as f64; n],
+        s: g,
+        eigenvalues,
+        all_eigenvalues: all_values,
+        explained_variance_ratio,
+        train_scores: scores,
+        train_anomaly,
+        curve,
+    };
+    Ok((core, report))
+}
