@@ -37,6 +37,9 @@ pub mod capi;
 #[cfg(feature = "std")]
 pub mod fit;
 
+#[cfg(feature = "cli")]
+pub mod cli;
+
 pub use error::Error;
 pub use kernel::{Kernel, KernelId};
 pub use model::{ModelParts, ModelRef, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
