@@ -18,17 +18,33 @@ const LOG2_E: f32 = core::f32::consts::LOG2_E;
 // ln 2 split so that n * LN2_HI is exact for |n| < 2^8.
 const LN2_HI: f32 = 0.693_145_75;
 const LN2_LO: f32 = 1.428_606_8e-6;
-// Minimax coefficients of e^r on [-ln2/2, ln2/2] (relative error 1.4e-7 in exact arithmetic).
-const P0: f32 = 1.000_000_1;
+// Minimax coefficients of e^r on [-ln2/2, ln2/2] with P0 = 1 exactly, so that
+// e^0 = 1 (relative error 9.5e-8 with these f32 coefficients in exact arithmetic).
+const P0: f32 = 1.0;
 const P1: f32 = 0.999_999_7;
-const P2: f32 = 0.499_988_94;
-const P3: f32 = 0.166_675_75;
-const P4: f32 = 0.041_915_383;
-const P5: f32 = 0.008_297_655;
+const P2: f32 = 0.499_991_5;
+const P3: f32 = 0.166_676_36;
+const P4: f32 = 0.041_897_93;
+const P5: f32 = 0.008_290_315;
 /// Below this the result is not a normal f32.
 const MIN_ARG: f32 = -87.336_54;
 /// Above this the result overflows f32.
 const MAX_ARG: f32 = 88.722_83;
+
+/// Adds 1.5 * 2^23 to push the fraction out of the mantissa: round to nearest
+/// integer without a library call (exact for |v| < 2^22).
+const SHIFTER: f32 = 12_582_912.0;
+
+/// Range reduction and polynomial: returns (e^r, bits of SHIFTER + n) where
+/// x = n ln2 + r. Valid for |x| < 2^21.
+#[inline(always)]
+fn reduce(x: f32) -> (f32, u32) {
+    let t = x * LOG2_E + SHIFTER;
+    let n = t - SHIFTER;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let p = P0 + r * (P1 + r * (P2 + r * (P3 + r * (P4 + r * P5))));
+    (p, t.to_bits())
+}
 
 /// e^x in f32 with relative error at most [`EXP_MAX_REL_ERROR`] (see the module docs).
 #[inline]
@@ -42,18 +58,12 @@ pub fn exp(x: f32) -> f32 {
     if x.is_nan() {
         return x;
     }
-    // Round to nearest without calling a library function: adding 1.5 * 2^23 pushes
-    // the fraction out of the mantissa. |x * log2 e| < 128 so this is exact.
-    const SHIFTER: f32 = 12_582_912.0;
-    let t = x * LOG2_E + SHIFTER;
-    let n = t - SHIFTER;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    let p = P0 + r * (P1 + r * (P2 + r * (P3 + r * (P4 + r * P5))));
-    // n is in [-126, 128]; build 2^n in two halves so n = 128 and n = -126 stay exact.
-    let ni = n as i32;
-    let half = ni >> 1;
+    let (p, t_bits) = reduce(x);
+    // n is in [-126, 128]; build 2^n in two halves so n = 128 stays finite.
+    let n = t_bits.wrapping_sub(SHIFTER.to_bits()) as i32;
+    let half = n >> 1;
     let s1 = f32::from_bits(((half + 127) as u32) << 23);
-    let s2 = f32::from_bits(((ni - half + 127) as u32) << 23);
+    let s2 = f32::from_bits(((n - half + 127) as u32) << 23);
     p * s1 * s2
 }
 
@@ -61,14 +71,79 @@ pub fn exp(x: f32) -> f32 {
 ///
 /// Negative t (a squared distance that came out slightly below 0 through
 /// rounding) is treated as 0; t above 87.33 or NaN (an infinite distance) give
-/// +0.0. Otherwise the error bound of [`exp`] holds. One comparison on the
-/// common path.
+/// +0.0. Otherwise the error bound of [`exp`] holds: it is the same reduction
+/// and polynomial, with 2^n (n in [-126, 0]) built in one step from the bits
+/// the reduction already holds.
 #[inline(always)]
 pub fn exp_neg(t: f32) -> f32 {
     if t < -MIN_ARG {
-        exp(-(if t > 0.0 { t } else { 0.0 }))
+        let x = if t > 0.0 { -t } else { 0.0 };
+        let (p, t_bits) = reduce(x);
+        // (SHIFTER + n) << 23 plus (127 - SHIFTER) << 23 is (n + 127) << 23,
+        // the exponent field of 2^n (wrapping arithmetic drops the high bits).
+        const BIAS: u32 = 127u32.wrapping_sub(SHIFTER.to_bits()) << 23;
+        p * f32::from_bits((t_bits << 23).wrapping_add(BIAS))
     } else {
         0.0
+    }
+}
+
+/// Stated bound on the absolute error of [`tanh`].
+pub const TANH_MAX_ABS_ERROR: f32 = 4.0e-7;
+
+/// tanh(t) in f32 through [`exp`]: (1 - e^(-2|t|)) / (1 + e^(-2|t|)) with the sign
+/// of t. Absolute error at most [`TANH_MAX_ABS_ERROR`] (tested against f64); the
+/// kernel value feeds sums, so the absolute error is the one that matters.
+/// |t| > 9 gives exactly ±1; NaN gives NaN.
+#[inline]
+pub fn tanh(t: f32) -> f32 {
+    let a = if t < 0.0 { -t } else { t };
+    let r = if a > 9.0 {
+        1.0
+    } else if a < 1.0 / 4096.0 {
+        // tanh(a) = a - a^3/3 + ..., and a^3/3 < 5e-12 here.
+        a
+    } else {
+        let e = exp(-2.0 * a);
+        (1.0 - e) / (1.0 + e)
+    };
+    if t < 0.0 {
+        -r
+    } else if t.is_nan() {
+        t
+    } else {
+        r
+    }
+}
+
+/// Correctly rounded square root: the FPU instruction on hard-float Arm, `libm`
+/// elsewhere (both are IEEE 754 exact roundings, so results are identical).
+#[inline]
+pub fn sqrt(v: f32) -> f32 {
+    #[cfg(all(target_arch = "arm", target_abi = "eabihf"))]
+    {
+        let r: u32;
+        // SAFETY: moves the bits into s0, `vsqrt.f32` on it, and back; no memory
+        // effects; hard-float targets always have the FPU enabled. s0 is declared
+        // clobbered through the explicit register operand.
+        #[allow(unsafe_code)]
+        unsafe {
+            core::arch::asm!(
+                ".fpu fpv4-sp-d16",
+                "vmov s0, {v}",
+                "vsqrt.f32 s0, s0",
+                "vmov {r}, s0",
+                v = in(reg) v.to_bits(),
+                r = lateout(reg) r,
+                out("s0") _,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        f32::from_bits(r)
+    }
+    #[cfg(not(all(target_arch = "arm", target_abi = "eabihf")))]
+    {
+        libm::sqrtf(v)
     }
 }
 
@@ -100,6 +175,14 @@ mod tests {
         for i in -200_000..=200_000 {
             worst = worst.max(rel_err(i as f32 * 4.0e-6));
         }
+        // exp_neg over [0, 87.3] follows the same bound.
+        let mut bits = 0u32;
+        while f32::from_bits(bits) < 87.3 {
+            let t = f32::from_bits(bits);
+            let want = (-(t as f64)).exp();
+            worst = worst.max(((exp_neg(t) as f64 - want) / want).abs());
+            bits += 61;
+        }
         assert!(
             worst <= EXP_MAX_REL_ERROR as f64,
             "worst relative error {worst:e}"
@@ -110,12 +193,39 @@ mod tests {
     fn edges_flush_overflow_and_propagate_nan() {
         assert_eq!(exp(-88.0), 0.0);
         assert_eq!(exp(-1.0e30), 0.0);
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp_neg(0.0), 1.0);
         assert_eq!(exp(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp(89.0), f32::INFINITY);
         assert_eq!(exp(f32::INFINITY), f32::INFINITY);
         assert!(exp(f32::NAN).is_nan());
         assert!(exp(MIN_ARG) >= f32::MIN_POSITIVE);
         assert!(exp(MAX_ARG).is_finite());
+    }
+
+    #[test]
+    fn tanh_is_within_its_absolute_error_bound() {
+        let mut worst = 0.0f64;
+        for i in -400_000..=400_000 {
+            let t = i as f32 * 3.0e-5;
+            worst = worst.max((tanh(t) as f64 - (t as f64).tanh()).abs());
+        }
+        for &t in &[9.5f32, -20.0, 1e30, -1e30, f32::INFINITY] {
+            worst = worst.max((tanh(t) as f64 - (t as f64).tanh()).abs());
+        }
+        assert!(
+            worst <= TANH_MAX_ABS_ERROR as f64,
+            "worst absolute error {worst:e}"
+        );
+        assert!(tanh(f32::NAN).is_nan());
+        assert_eq!(tanh(0.0), 0.0);
+    }
+
+    #[test]
+    fn sqrt_is_exact() {
+        for &v in &[0.0f32, 1.0, 2.0, 1e-30, 3.0e38, 0.3] {
+            assert_eq!(sqrt(v), libm::sqrtf(v));
+        }
     }
 
     #[test]

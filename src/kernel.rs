@@ -194,7 +194,7 @@ impl Kernel {
                 let d1: f32 = x.iter().zip(z).map(|(a, b)| libm::fabsf(a - b)).sum();
                 crate::fastmath::exp(-gamma * d1)
             }
-            Kernel::Sigmoid { gamma, coef0 } => libm::tanhf(gamma * dot() + coef0),
+            Kernel::Sigmoid { gamma, coef0 } => crate::fastmath::tanh(gamma * dot() + coef0),
             Kernel::Cosine => {
                 let nx: f32 = x.iter().map(|a| a * a).sum();
                 let nz: f32 = z.iter().map(|a| a * a).sum();
@@ -207,7 +207,7 @@ impl Kernel {
 /// x'z / sqrt(‖x‖² ‖z‖²), 0 when either squared norm is 0.
 #[inline]
 pub(crate) fn cosine(dot: f32, sq_norm_x: f32, sq_norm_z: f32) -> f32 {
-    let denom = libm::sqrtf(sq_norm_x) * libm::sqrtf(sq_norm_z);
+    let denom = crate::fastmath::sqrt(sq_norm_x) * crate::fastmath::sqrt(sq_norm_z);
     if denom > 0.0 {
         dot / denom
     } else {

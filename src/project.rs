@@ -11,8 +11,9 @@ use crate::fastmath;
 use crate::kernel::{cosine, powi, Kernel};
 use crate::model::{ModelRef, MAX_COMPONENTS};
 
-/// Landmarks per block of kernel evaluations.
-const BLOCK: usize = 8;
+/// Landmarks per block of kernel evaluations (their inner products are
+/// accumulated together in registers).
+const BLOCK: usize = 4;
 /// Components accumulated together in registers.
 const GROUP: usize = 4;
 
@@ -78,10 +79,107 @@ impl Input<'_> {
     }
 }
 
+/// Stored points per span: kernel values are staged in a buffer of this size.
+const SPAN: usize = 16;
+
+/// x'z_i for every stored point in `rows` (row-major, `out.len()` x d), in
+/// register tiles of [`BLOCK`] points, the last partial tile point by point.
+#[inline(never)]
+fn span_dots(input: &Input<'_>, rows: &[f32], out: &mut [f32]) {
+    let d = input.x.len();
+    if d == 0 {
+        return;
+    }
+    let (tiles, rest) = out.as_chunks_mut::<BLOCK>();
+    let mut row_tiles = rows.chunks_exact(BLOCK * d);
+    for (tile, z) in tiles.iter_mut().zip(&mut row_tiles) {
+        *tile = block_dots(input, z);
+    }
+    for (o, z) in rest.iter_mut().zip(row_tiles.remainder().chunks_exact(d)) {
+        *o = input.dot(z);
+    }
+}
+
+/// RBF kernel values in place (`kv` holds x'z_i on entry) and their c-weighted sum:
+/// k_i = exp(-gamma (‖x‖² + ‖z_i‖² - 2 x'z_i)).
+#[inline(never)]
+fn rbf_values(kv: &mut [f32], norms: &[f32], c: &[f32], gamma: f32, sq_norm: f32) -> f32 {
+    let g_xn = gamma * sq_norm;
+    let two_g = 2.0 * gamma;
+    let mut ck = 0.0f32;
+    for ((o, &zn), &ci) in kv.iter_mut().zip(norms).zip(c) {
+        let v = fastmath::exp_neg(g_xn + gamma * zn - two_g * *o);
+        ck += v * ci;
+        *o = v;
+    }
+    ck
+}
+
+/// x'z_i for the BLOCK stored points in `rows` (BLOCK x d, row-major).
+///
+/// The input is taken four features at a time (standardised on the fly when
+/// the model standardises) and held in registers while it meets every point of
+/// the block, so each stored value is loaded once and costs one multiply-add,
+/// and standardisation costs two operations per feature per block.
+#[inline(always)]
+fn block_dots(input: &Input<'_>, rows: &[f32]) -> [f32; BLOCK] {
+    let d = input.x.len();
+    let mut acc = [0.0f32; BLOCK];
+    if d == 0 || rows.len() != BLOCK * d {
+        return acc;
+    }
+    let row = |i: usize| rows.get(i * d..(i + 1) * d).unwrap_or(&[]).as_chunks::<4>();
+    let z: [(&[[f32; 4]], &[f32]); BLOCK] = core::array::from_fn(row);
+    let (xc, xr) = input.x.as_chunks::<4>();
+    // Every row has the input's length; saying so lets the compiler drop the
+    // per-element bounds checks below.
+    if z.iter()
+        .any(|(zc, zr)| zc.len() != xc.len() || zr.len() != xr.len())
+    {
+        return acc;
+    }
+    let standardized = !input.mean.is_empty();
+    let (mc, mr) = input.mean.as_chunks::<4>();
+    let (sc, sr) = input.inv_std.as_chunks::<4>();
+    for (c, xq) in xc.iter().enumerate() {
+        let mut v = *xq;
+        if standardized {
+            if let (Some(m), Some(s)) = (mc.get(c), sc.get(c)) {
+                for j in 0..4 {
+                    v[j] = (v[j] - m[j]) * s[j];
+                }
+            }
+        }
+        for (a, (zc, _)) in acc.iter_mut().zip(&z) {
+            if let Some(q) = zc.get(c) {
+                *a += v[0] * q[0];
+                *a += v[1] * q[1];
+                *a += v[2] * q[2];
+                *a += v[3] * q[3];
+            }
+        }
+    }
+    for (j, &xj) in xr.iter().enumerate() {
+        let v = match (mr.get(j), sr.get(j)) {
+            (Some(m), Some(s)) if standardized => (xj - m) * s,
+            _ => xj,
+        };
+        for (a, (_, zr)) in acc.iter_mut().zip(&z) {
+            if let Some(q) = zr.get(j) {
+                *a += v * q;
+            }
+        }
+    }
+    acc
+}
+
 /// y[col..col + GROUP] += sum_i kv[i] * A[i][col..col + GROUP], and the tail
 /// components one by one. `rows` are the block's rows of A (k each).
 #[inline(always)]
 fn accumulate(kv: &[f32], rows: &[f32], k: usize, y: &mut [f32; MAX_COMPONENTS]) {
+    if k == 0 {
+        return;
+    }
     let mut col = 0;
     while col + GROUP <= k {
         if let Some(slot) = y.get_mut(col..col + GROUP) {
@@ -145,7 +243,7 @@ impl ModelRef<'_> {
                 degree,
                 coef0,
             } => powi(gamma * xn + coef0, degree),
-            Kernel::Sigmoid { gamma, coef0 } => libm::tanhf(gamma * xn + coef0),
+            Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * xn + coef0),
             Kernel::Cosine => {
                 if xn > 0.0 {
                     1.0
@@ -160,6 +258,9 @@ impl ModelRef<'_> {
     #[inline(never)]
     fn kernel_block(&self, input: &Input<'_>, start: usize, out: &mut [f32]) {
         let d = self.dim;
+        if d == 0 {
+            return;
+        }
         let n = out.len();
         let rows = self.points.get(start * d..(start + n) * d).unwrap_or(&[]);
         let norms = self.point_sq_norms.get(start..start + n).unwrap_or(&[]);
@@ -169,8 +270,12 @@ impl ModelRef<'_> {
             }
             return;
         }
-        for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
-            *o = input.dot(z);
+        if let Ok(full) = <&mut [f32; BLOCK]>::try_from(&mut *out) {
+            *full = block_dots(input, rows);
+        } else {
+            for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
+                *o = input.dot(z);
+            }
         }
         let xn = input.sq_norm;
         match self.kernel {
@@ -190,7 +295,7 @@ impl ModelRef<'_> {
             }
             Kernel::Sigmoid { gamma, coef0 } => {
                 for o in out.iter_mut() {
-                    *o = libm::tanhf(gamma * *o + coef0);
+                    *o = fastmath::tanh(gamma * *o + coef0);
                 }
             }
             Kernel::Cosine => {
@@ -203,21 +308,34 @@ impl ModelRef<'_> {
     }
 
     /// Coordinates y (first k entries of the staging array) and c'k_x.
+    ///
+    /// Stored points are taken [`SPAN`] at a time: their kernel values are
+    /// computed into a small buffer (for RBF: inner products in register tiles,
+    /// then one tight loop for the exponentials), then c'k_x and the k
+    /// coordinates are accumulated from it.
     fn coordinates(&self, input: &Input<'_>, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
         let k = self.n_components;
+        let d = self.dim;
         let mut ck = 0.0f32;
-        let mut kv = [0.0f32; BLOCK];
+        let mut kv = [0.0f32; SPAN];
         let mut start = 0;
         while start < self.n_points {
-            let n = (self.n_points - start).min(BLOCK);
-            let block = kv.get_mut(..n).unwrap_or(&mut []);
-            self.kernel_block(input, start, block);
-            let c_block = self.c.get(start..start + n).unwrap_or(&[]);
-            for (&kvi, &ci) in block.iter().zip(c_block) {
-                ck += kvi * ci;
+            let n = (self.n_points - start).min(SPAN);
+            let span = kv.get_mut(..n).unwrap_or(&mut []);
+            let c_span = self.c.get(start..start + n).unwrap_or(&[]);
+            if let Kernel::Rbf { gamma } = self.kernel {
+                let rows = self.points.get(start * d..(start + n) * d).unwrap_or(&[]);
+                let norms = self.point_sq_norms.get(start..start + n).unwrap_or(&[]);
+                span_dots(input, rows, span);
+                ck += rbf_values(span, norms, c_span, gamma, input.sq_norm);
+            } else {
+                self.kernel_block(input, start, span);
+                for (&kvi, &ci) in span.iter().zip(c_span) {
+                    ck += kvi * ci;
+                }
             }
             let a_rows = self.a.get(start * k..(start + n) * k).unwrap_or(&[]);
-            accumulate(block, a_rows, k, y);
+            accumulate(span, a_rows, k, y);
             start += n;
         }
         for (yl, bl) in y.iter_mut().zip(self.b) {
@@ -288,10 +406,13 @@ impl ModelRef<'_> {
 
     /// Checks a batch of row-major vectors and returns the number of rows.
     fn batch_rows(&self, xs: &[f32], out_len: usize, per_row: usize) -> Result<usize, Error> {
+        if self.dim == 0 || self.n_components == 0 {
+            return Err(Error::ZeroDimension);
+        }
+        let rows = xs.len() / self.dim;
         if !xs.len().is_multiple_of(self.dim) {
             return Err(Error::BatchLength);
         }
-        let rows = xs.len() / self.dim;
         if out_len < rows.saturating_mul(per_row) {
             return Err(Error::OutputLength);
         }

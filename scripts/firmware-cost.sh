@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Cost of kpca on the emulated Cortex-M4F (QEMU mps2-an386), the README's table.
+#
+#   scripts/firmware-cost.sh [--quick]      (--quick: only m=128, d=8)
+#
+# For m in {32,128,512}, d in {3,8,16}, k = 4, RBF: exact instructions per
+# kpca_project / kpca_anomaly_score call and per call of the straightforward C
+# baseline (c-examples/baseline, newlib expf, -O2) on the same model, counted
+# with QEMU's TCG insn plugin as (count(N calls) - count(0 calls)) / N; the stack
+# high-water mark of each call (painted stack); and the flash the library adds
+# to a firmware that loads a model, projects and scores (text+rodata of a
+# firmware with the calls minus the same firmware without them; the model data
+# is in both). Prints a Markdown table and writes it to build/firmware-cost.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+quick=${1:-}
+scripts/qemu-plugin/build.sh >/dev/null
+PLUGIN=$root/build/qemu-plugin/libinsn.so
+N=64
+out=$root/build/cost
+mkdir -p "$out"
+
+cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
+LIB=$root/target/thumbv7em-none-eabihf/firmware/libkpca.a
+
+FW=c-examples/firmware
+ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
+CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$root/c-examples/baseline -I$root/include"
+LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections"
+harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
+
+count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }
+per_call() { # elf0 elfN
+  local c0 cn; c0=$(count "$1"); cn=$(count "$2")
+  python3 -c "print(f'{($cn - $c0) / $N:.0f}')"
+}
+flash() { arm-none-eabi-size -A "$1" | awk '$1==".text"||$1==".rodata"{s+=$2} END{print s}'; }
+
+if [ "$quick" = "--quick" ]; then ms="128"; ds="8"; else ms="32 128 512"; ds="3 8 16"; fi
+table="| m | d | k | kpca_project (instr.) | kpca_anomaly_score (instr.) | C baseline (instr.) | project / baseline | score / project | arithmetic lower bound (MACs + exps) | stack project / score / baseline (B) |
+|---|---|---|---|---|---|---|---|---|---|"
+for m in $ms; do for d in $ds; do
+  dir=$out/m${m}_d${d}
+  cargo run -q --example bench_model -- rbf "$m" "$d" 4 "$dir"
+  for op in 1 2 3; do for calls in 0 $N; do
+    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
+      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm
+  done; done
+  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_3_0.elf" 2>&1 </dev/null)
+  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for m=$m d=$d: $log" >&2; exit 1; }
+  sp=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p')
+  sb=$(echo "$log" | sed -n 's/baseline stack \([0-9]*\) B.*/\1/p')
+  p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
+  s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
+  b=$(per_call "$dir/bench_3_0.elf" "$dir/bench_3_$N.elf")
+  lb="$((m * d + m * 4)) + $m"
+  ratio=$(python3 -c "print(f'{$p / $b:.2f}')")
+  sratio=$(python3 -c "print(f'{$s / $p:.3f}')")
+  table="$table
+| $m | $d | 4 | $p | $s | $b | $ratio | $sratio | $lb | $sp / $sb |"
+done; done
+
+# Flash: a firmware that loads, projects and scores, with and without the library calls.
+dir=$out/flash
+cargo run -q --example bench_model -- rbf 128 8 4 "$dir"
+for with in 0 1; do
+  arm-none-eabi-gcc $CFLAGS -I"$dir" -DWITH_KPCA=$with $LDFLAGS -o "$dir/flash_$with.elf" \
+    $FW/flash_kpca.c "$dir/bench_model.c" $FW/startup.c $FW/semihost.c $FW/stack.c "$LIB" -lm
+done
+qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/flash_1.elf" </dev/null
+f0=$(flash "$dir/flash_0.elf"); f1=$(flash "$dir/flash_1.elf")
+table="$table
+
+Flash added by the library (load + project + score, every kernel available; text+rodata, model data excluded): $((f1 - f0)) bytes."
+echo "$table" | tee "$root/build/firmware-cost.md"
