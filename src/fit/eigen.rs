@@ -89,6 +89,13 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
     })
 }
 
+/// h[(i, j)] = v when in range (it always is here; no panicking index).
+fn set(h: &mut DMatrix<f64>, i: usize, j: usize, v: f64) {
+    if let Some(slot) = h.get_mut((i, j)) {
+        *slot = v;
+    }
+}
+
 /// Options of the iterative solver.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IterOptions {
@@ -183,8 +190,8 @@ where
             // Column j of H = V'KV: the couplings to the kept Ritz vectors (rows
             // below `start`) and the Lanczos coefficients.
             for (i, &c) in coeffs.iter().enumerate() {
-                h[(i, j)] = c;
-                h[(j, i)] = c;
+                set(&mut h, i, j, c);
+                set(&mut h, j, i, c);
             }
             let beta = w.norm();
             if j + 1 < p {
@@ -211,14 +218,17 @@ where
                 residual: f64::NAN,
             })?;
         let order = descending_order(eig.eigenvalues.as_slice());
-        let theta: Vec<f64> = order.iter().map(|&i| eig.eigenvalues[i]).collect();
+        let theta: Vec<f64> = order
+            .iter()
+            .filter_map(|&i| eig.eigenvalues.get(i).copied())
+            .collect();
         let y = eig.eigenvectors.select_columns(&order);
         let scale = theta
             .iter()
             .fold(0.0f64, |a, t| a.max(t.abs()))
             .max(f64::MIN_POSITIVE);
         let estimate = (0..k)
-            .map(|i| beta_last * y[(p - 1, i)].abs() / scale)
+            .map(|i| beta_last * y.get((p - 1, i)).map_or(f64::INFINITY, |v| v.abs()) / scale)
             .fold(0.0f64, f64::max);
         let all = DMatrixView::from_slice(&basis, n, p);
 
@@ -262,7 +272,7 @@ where
         }
         h.fill(0.0);
         for (i, &t) in theta.iter().take(keep).enumerate() {
-            h[(i, i)] = t;
+            set(&mut h, i, i, t);
         }
         if beta_last > 1e3 * f64::EPSILON * norm_estimate.max(f64::MIN_POSITIVE) {
             // Reorthogonalise the residual against the new basis too (it is

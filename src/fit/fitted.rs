@@ -68,7 +68,7 @@ impl Standardizer {
             }
         }
         let std: Vec<f64> = var.iter().map(|s| (s / n).sqrt()).collect();
-        if let Some(column) = std.iter().position(|&s| !(s > 0.0)) {
+        if let Some(column) = std.iter().position(|&s| s.is_nan() || s <= 0.0) {
             return Err(FitError::ConstantColumn { column });
         }
         Ok(Standardizer { mean, std })

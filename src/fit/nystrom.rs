@@ -27,7 +27,7 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
     })?;
     let values = eig.eigenvalues.as_slice();
     let largest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !(largest > 0.0) {
+    if largest.is_nan() || largest <= 0.0 {
         return Err(FitError::SingularLandmarks);
     }
     let cut = rtol * largest;

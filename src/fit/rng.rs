@@ -37,12 +37,11 @@ impl SeededRng {
         let [s0, s1, s2, s3] = self.s;
         let result = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = s1 << 17;
-        let mut s = [s0, s1, s2 ^ s0, s3 ^ s1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        self.s = s;
+        let n2 = s2 ^ s0;
+        let n3 = s3 ^ s1;
+        let n1 = s1 ^ n2;
+        let n0 = s0 ^ n3;
+        self.s = [n0, n1, n2 ^ t, n3.rotate_left(45)];
         result
     }
 
