@@ -115,58 +115,58 @@ fn rbf_values(kv: &mut [f32], norms: &[f32], c: &[f32], gamma: f32, sq_norm: f32
     ck
 }
 
-/// x'z_i for the BLOCK stored points in `rows` (BLOCK x d, row-major).
+/// x'z_i for the BLOCK stored points in `rows` (BLOCK x d, row-major; returns
+/// zeros if `rows` is shorter).
 ///
 /// The input is taken four features at a time (standardised on the fly when
 /// the model standardises) and held in registers while it meets every point of
 /// the block, so each stored value is loaded once and costs one multiply-add,
 /// and standardisation costs two operations per feature per block.
 #[inline(always)]
+#[allow(unsafe_code)]
 fn block_dots(input: &Input<'_>, rows: &[f32]) -> [f32; BLOCK] {
     let d = input.x.len();
     let mut acc = [0.0f32; BLOCK];
-    if d == 0 || rows.len() != BLOCK * d {
+    if rows.len() < BLOCK * d {
         return acc;
     }
-    let row = |i: usize| rows.get(i * d..(i + 1) * d).unwrap_or(&[]).as_chunks::<4>();
-    let z: [(&[[f32; 4]], &[f32]); BLOCK] = core::array::from_fn(row);
     let (xc, xr) = input.x.as_chunks::<4>();
-    // Every row has the input's length; saying so lets the compiler drop the
-    // per-element bounds checks below.
-    if z.iter()
-        .any(|(zc, zr)| zc.len() != xc.len() || zr.len() != xr.len())
-    {
-        return acc;
-    }
-    let standardized = !input.mean.is_empty();
     let (mc, mr) = input.mean.as_chunks::<4>();
     let (sc, sr) = input.inv_std.as_chunks::<4>();
-    for (c, xq) in xc.iter().enumerate() {
-        let mut v = *xq;
-        if standardized {
-            if let (Some(m), Some(s)) = (mc.get(c), sc.get(c)) {
-                for j in 0..4 {
-                    v[j] = (v[j] - m[j]) * s[j];
-                }
-            }
+    let standardized = mc.len() == xc.len() && sc.len() == xc.len() && !input.mean.is_empty();
+    let base = rows.as_ptr();
+    // One tile step: the four features `v` (starting at feature 4c) against the
+    // four features of each point of the block.
+    let mut tile = |c: usize, v: [f32; 4]| {
+        for (i, a) in acc.iter_mut().enumerate() {
+            // SAFETY: i < BLOCK and 4c + 3 < 4 * xc.len() <= d, so the four floats
+            // at i*d + 4c .. i*d + 4c + 4 lie inside `rows` (BLOCK * d floats,
+            // checked above); [f32; 4] has the alignment of f32.
+            let z = unsafe { &*base.add(i * d + 4 * c).cast::<[f32; 4]>() };
+            *a += v[0] * z[0];
+            *a += v[1] * z[1];
+            *a += v[2] * z[2];
+            *a += v[3] * z[3];
         }
-        for (a, (zc, _)) in acc.iter_mut().zip(&z) {
-            if let Some(q) = zc.get(c) {
-                *a += v[0] * q[0];
-                *a += v[1] * q[1];
-                *a += v[2] * q[2];
-                *a += v[3] * q[3];
-            }
+    };
+    if standardized {
+        for (c, ((xq, m), s)) in xc.iter().zip(mc).zip(sc).enumerate() {
+            tile(c, core::array::from_fn(|j| (xq[j] - m[j]) * s[j]));
+        }
+    } else {
+        for (c, xq) in xc.iter().enumerate() {
+            tile(c, *xq);
         }
     }
+    let tail = 4 * xc.len();
     for (j, &xj) in xr.iter().enumerate() {
         let v = match (mr.get(j), sr.get(j)) {
             (Some(m), Some(s)) if standardized => (xj - m) * s,
             _ => xj,
         };
-        for (a, (_, zr)) in acc.iter_mut().zip(&z) {
-            if let Some(q) = zr.get(j) {
-                *a += v * q;
+        for (i, a) in acc.iter_mut().enumerate() {
+            if let Some(&z) = rows.get(i * d + tail + j) {
+                *a += v * z;
             }
         }
     }
