@@ -420,3 +420,18 @@ fn indefinite_kernel_warns_and_drops_negative_eigenvalues() {
         .expect("fit");
     assert!(ok.warnings().is_empty(), "{:?}", ok.warnings());
 }
+
+#[test]
+fn too_many_points_for_full_kernel_pca() {
+    let n = kpca::fit::MAX_FULL_POINTS + 1;
+    let values: Vec<f64> = (0..n).map(|i| (i % 97) as f64).collect();
+    let data = Dataset::new(values, 1).expect("dataset");
+    let (e, msg) = err_of(
+        KernelPca::params()
+            .kernel(KernelSpec::rbf(1.0))
+            .n_components(1)
+            .fit(&data),
+    );
+    assert!(matches!(e, FitError::TooManyPoints { .. }), "{e:?}");
+    assert!(msg.contains("use Nyström"), "{msg}");
+}

@@ -99,6 +99,13 @@ pub enum FitError {
         /// Features given.
         got: usize,
     },
+    /// Full kernel PCA on this many points needs an n x n matrix too large to hold.
+    TooManyPoints {
+        /// Training points.
+        n_points: usize,
+        /// The limit ([`crate::fit::MAX_FULL_POINTS`]).
+        max: usize,
+    },
     /// An eigen solver did not converge.
     NotConverged {
         /// Which solver.
@@ -217,6 +224,13 @@ impl fmt::Display for FitError {
             FitError::FeatureMismatch { expected, got } => write!(
                 f,
                 "the model was fitted on {expected} features but the data has {got}"
+            ),
+            FitError::TooManyPoints { n_points, max } => write!(
+                f,
+                "full kernel PCA on {n_points} points needs a {n_points} x {n_points} kernel \
+                 matrix ({:.1} GiB); the limit is {max} points: use Nyström (m landmarks, \
+                 O(n m) memory)",
+                (*n_points as f64).powi(2) * 8.0 / (1u64 << 30) as f64
             ),
             FitError::NotConverged {
                 solver,

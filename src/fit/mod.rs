@@ -58,6 +58,10 @@ pub use params::{
 };
 pub use rng::{sample_landmarks, SeededRng};
 
+/// Largest n for full kernel PCA: its n x n f64 kernel matrix is then 18.6 GiB.
+/// Beyond it the fit returns [`FitError::TooManyPoints`] (use Nyström).
+pub const MAX_FULL_POINTS: usize = 50_000;
+
 /// An eigenvalue counts as positive (a possible component) when it exceeds this
 /// times the largest absolute eigenvalue (the convention of the reference fixtures).
 /// Components below it would have alpha = u / sqrt(mu) dominated by rounding.

@@ -331,6 +331,12 @@ impl ValidKernelPcaParams {
         let mut warnings = Vec::new();
         let (core, method, solver_report) = match &p.nystrom {
             None => {
+                if n > super::MAX_FULL_POINTS {
+                    return Err(FitError::TooManyPoints {
+                        n_points: n,
+                        max: super::MAX_FULL_POINTS,
+                    });
+                }
                 let solver = p.solver.resolve(n, k);
                 let core =
                     full::fit_full(&z, d, &kernel, k, solver, p.tol, p.max_iter, &mut warnings)?;
