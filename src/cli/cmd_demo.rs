@@ -52,7 +52,8 @@ pub const FALSE_ALARM_RATE: f64 = 0.01;
     Writes into the output directory: NAME.kpca (model blob), NAME.h and NAME.c (C export), \
     demo.svg (test windows on the first two components, coloured normal/anomalous, and the \
     scree plot), test_vectors.csv (the 360 test feature vectors), expected_scores.csv (their \
-    f32 coordinates and anomaly scores), test_labels.csv (0 normal, 1 anomalous)."
+    f32 coordinates and anomaly scores), test_labels.csv (0 normal, 1 anomalous).\n\n\
+    Example:\n  kpca demo --output-dir demo-out"
 )]
 pub struct DemoArgs {
     /// The BasicMotions CSV (data/README.md describes it).

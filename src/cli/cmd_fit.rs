@@ -84,7 +84,7 @@ pub struct FitArgs {
     pub kernel: KernelArg,
     /// Kernel gamma (rbf, laplacian, poly, sigmoid; ignored by linear and cosine)
     /// [default: 1/d, d = number of input features, as scikit-learn].
-    #[arg(long, value_name = "G")]
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
     pub gamma: Option<f64>,
     /// Number of components k to keep (required).
     #[arg(long, value_name = "K")]
@@ -122,7 +122,12 @@ pub struct FitArgs {
     pub solver: SolverArg,
     /// Fraction of training rows allowed above the anomaly threshold: the
     /// threshold is the (1 - R) quantile of the training anomaly scores.
-    #[arg(long, value_name = "R", default_value_t = 0.01)]
+    #[arg(
+        long,
+        value_name = "R",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
     pub false_alarm_rate: f64,
     /// Where to write the model blob (the core's format, loadable as it is by
     /// kpca_model_from_bytes / ModelRef::from_bytes) (required).

@@ -116,12 +116,14 @@ pub fn draw_scree<DB: DrawingBackend>(
     ratios: &[f64],
 ) -> CliResult<()> {
     let k = ratios.len();
+    let total: f64 = ratios.iter().filter(|r| r.is_finite()).sum();
+    let y_max = (total * 1.15).clamp(0.05, 1.05);
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d(0.5f64..(k as f64 + 0.5), 0.0f64..1.05f64)
+        .build_cartesian_2d(0.5f64..(k as f64 + 0.5), 0.0f64..y_max)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
