@@ -54,7 +54,7 @@ fn reconstruction_curve_is_the_mean_training_score_for_each_q() {
 
 #[test]
 fn explained_variance_ratio_is_share_of_positive_eigenvalues() {
-    let fx = load("full_digits_rbf.json");
+    let fx = load("full_sensor_rbf.json");
     let f = KernelPca::params()
         .kernel(kernel_of(&fx))
         .n_components(8)

@@ -7,6 +7,7 @@ use fit_support::*;
 use kpca::fit::{FittedKpca, KernelPca, Solver};
 use kpca::ModelRef;
 use serde_json::Value;
+use std::sync::OnceLock;
 
 /// f64 fit vs scikit-learn: eigenvalues (relative to each eigenvalue), scores
 /// (relative to each column's max abs), anomaly scores (relative to their max abs).
@@ -31,6 +32,21 @@ fn fit(fx: &Value, solver: Solver) -> FittedKpca {
         .solver(solver)
         .fit(&dataset(&fx["x_train"]))
         .expect("fit")
+}
+
+/// Every full fixture with its dense fit, computed once for all tests (the dense
+/// eigendecomposition of the 400-point digits matrix is slow in debug builds).
+fn dense_fits() -> &'static [(String, Value, FittedKpca)] {
+    static FITS: OnceLock<Vec<(String, Value, FittedKpca)>> = OnceLock::new();
+    FITS.get_or_init(|| {
+        fixtures("full_")
+            .into_iter()
+            .map(|(name, fx)| {
+                let fitted = fit(&fx, Solver::Dense);
+                (name, fx, fitted)
+            })
+            .collect()
+    })
 }
 
 fn self_kernel_scale(fitted: &FittedKpca, x: &[f64], d: usize) -> f64 {
@@ -61,9 +77,8 @@ fn full_fit_matches_sklearn_f64_and_device() {
         "{:<24} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} | {:>9} {:>9}",
         "fixture", "eig", "all_eig", "train", "test", "e_train", "e_test", "dev_test", "dev_e"
     );
-    for (name, fx) in fixtures("full_") {
+    for (name, fx, fitted) in dense_fits() {
         let k = fx["n_components"].as_u64().expect("k") as usize;
-        let fitted = fit(&fx, Solver::Dense);
         let want_eig = vec1(&fx["eigenvalues"]);
         let eig_err = fitted
             .eigenvalues()
@@ -101,7 +116,7 @@ fn full_fit_matches_sklearn_f64_and_device() {
         let e_scale = want_e_test
             .iter()
             .fold(0.0f64, |a, v| a.max(v.abs()))
-            .max(self_kernel_scale(&fitted, x_test.values(), d));
+            .max(self_kernel_scale(fitted, x_test.values(), d));
         let dev_e_err = dev_e
             .iter()
             .zip(&want_e_test)
@@ -158,10 +173,9 @@ fn full_fit_matches_sklearn_f64_and_device() {
 
 #[test]
 fn iterative_solver_matches_dense_on_every_fixture() {
-    for (name, fx) in fixtures("full_") {
+    for (name, fx, dense) in dense_fits() {
         let k = fx["n_components"].as_u64().expect("k") as usize;
-        let dense = fit(&fx, Solver::Dense);
-        let it = fit(&fx, Solver::Iterative);
+        let it = fit(fx, Solver::Iterative);
         let eig_err = it
             .eigenvalues()
             .iter()

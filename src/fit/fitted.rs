@@ -9,6 +9,9 @@ use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
+/// Rows per block in [`FittedKpca::transform`] and friends.
+const TRANSFORM_BLOCK: usize = 1024;
+
 /// What a full or Nyström fit computes, in the unified form used for transforms
 /// and the device model: with kappa(x) the kernel values of x against the m stored
 /// points,
@@ -127,6 +130,41 @@ pub enum SolverReport {
 /// for a Nyström fit they are the score variances lambda_l, already divided by n
 /// (nystrompca's `explained_variance_`); the two relate by mu = n lambda. Either
 /// way the training score column l has sum of squares n lambda_l = mu_l.
+///
+/// ```
+/// use kpca::fit::{Dataset, KernelPca, KernelSpec};
+/// // Normal data: points near the unit circle; x_new is far from it.
+/// let rows: Vec<Vec<f64>> = (0..60)
+///     .map(|i| {
+///         let t = i as f64 * 0.105;
+///         vec![t.cos() * (1.0 + 0.02 * (i % 5) as f64), t.sin()]
+///     })
+///     .collect();
+/// let data = Dataset::from_rows(rows)?;
+/// let fitted = KernelPca::params()
+///     .kernel(KernelSpec::rbf(2.0))
+///     .n_components(4)
+///     .false_alarm_rate(0.05)
+///     .fit(&data)?;
+/// assert_eq!(fitted.train_scores().len(), 60 * 4);
+/// assert_eq!(fitted.reconstruction_error_curve().len(), 4);
+/// let ratio: f64 = fitted.explained_variance_ratio().iter().sum();
+/// assert!(ratio > 0.5 && ratio <= 1.0);
+///
+/// let x_new = Dataset::new(vec![0.0, 0.0], 2)?;
+/// let e = fitted.anomaly_score(&x_new)?;
+/// assert!(e[0] > fitted.threshold());
+/// assert_eq!(fitted.is_anomaly(&x_new)?, vec![true]);
+///
+/// // The same on the f32 device model.
+/// let model = fitted.to_model()?;
+/// let view = model.as_model_ref()?;
+/// let e32 = view.anomaly_score(&[0.0, 0.0]).map_err(|source| {
+///     kpca::fit::FitError::Device { what: "scoring", source }
+/// })?;
+/// assert!((e32 as f64 - e[0]).abs() < 1e-4);
+/// # Ok::<(), kpca::fit::FitError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct FittedKpca {
     pub(crate) core: FitCore,
@@ -287,8 +325,9 @@ impl FittedKpca {
         &self.warnings
     }
 
-    /// kappa(x) for each row (m x rows, column-major) and the rows' k(x, x).
-    fn kernel_rows(&self, data: &Dataset<'_>) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+    /// Scores (rows x k) and anomaly scores of every row, computed in blocks of
+    /// [`TRANSFORM_BLOCK`] rows so that memory stays O(m * block).
+    fn evaluate(&self, data: &Dataset<'_>) -> Result<(Vec<f64>, Vec<f64>), FitError> {
         if data.n_features() != self.n_features {
             return Err(FitError::FeatureMismatch {
                 expected: self.n_features,
@@ -296,18 +335,26 @@ impl FittedKpca {
             });
         }
         data.check_finite()?;
-        let z = match &self.standardizer {
-            Some(s) => s.apply_all(data.values()),
-            None => data.values().to_vec(),
-        };
         let d = self.n_features;
         let point_sq = sq_norms(&self.core.points, d);
-        let kx = cross_kernel(&self.kernel, &self.core.points, &point_sq, &z, d)?;
-        let self_k = sq_norms(&z, d)
-            .iter()
-            .map(|&s| self.kernel.self_eval(s))
-            .collect();
-        Ok((kx, self_k))
+        let rows = data.n_rows();
+        let mut scores = Vec::with_capacity(rows * self.n_components());
+        let mut anomaly = Vec::with_capacity(rows);
+        for block in data.values().chunks(d * TRANSFORM_BLOCK) {
+            let z = match &self.standardizer {
+                Some(s) => s.apply_all(block),
+                None => block.to_vec(),
+            };
+            let kx = cross_kernel(&self.kernel, &self.core.points, &point_sq, &z, d)?;
+            let self_k: Vec<f64> = sq_norms(&z, d)
+                .iter()
+                .map(|&s| self.kernel.self_eval(s))
+                .collect();
+            let (y, e) = self.project_columns(&kx, &self_k);
+            scores.extend(y);
+            anomaly.extend(e);
+        }
+        Ok((scores, anomaly))
     }
 
     /// Scores and anomaly scores from kernel columns.
@@ -342,14 +389,12 @@ impl FittedKpca {
     /// the exact centring of the fit (scikit-learn's `transform`; not through the
     /// f32 device model).
     pub fn transform(&self, data: &Dataset<'_>) -> Result<Vec<f64>, FitError> {
-        let (kx, self_k) = self.kernel_rows(data)?;
-        Ok(self.project_columns(&kx, &self_k).0)
+        Ok(self.evaluate(data)?.0)
     }
 
     /// The anomaly score e(x) of each row (DESIGN.md section 2), in f64.
     pub fn anomaly_score(&self, data: &Dataset<'_>) -> Result<Vec<f64>, FitError> {
-        let (kx, self_k) = self.kernel_rows(data)?;
-        Ok(self.project_columns(&kx, &self_k).1)
+        Ok(self.evaluate(data)?.1)
     }
 
     /// Coordinates (rows x k) and anomaly scores in one pass.
@@ -357,8 +402,7 @@ impl FittedKpca {
         &self,
         data: &Dataset<'_>,
     ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
-        let (kx, self_k) = self.kernel_rows(data)?;
-        Ok(self.project_columns(&kx, &self_k))
+        self.evaluate(data)
     }
 
     /// Whether each row's anomaly score exceeds [`FittedKpca::threshold`].
