@@ -435,3 +435,17 @@ fn too_many_points_for_full_kernel_pca() {
     assert!(matches!(e, FitError::TooManyPoints { .. }), "{e:?}");
     assert!(msg.contains("use Nyström"), "{msg}");
 }
+
+#[test]
+fn indefinite_kernel_in_nystrom_warns() {
+    let fx = load("full_sigmoid_case.json");
+    let fitted = KernelPca::params()
+        .kernel(kernel_of(&fx))
+        .n_components(2)
+        .nystrom(Nystrom::random(60, 4))
+        .fit(&dataset(&fx["x_train"]))
+        .expect("fit");
+    let w = fitted.warnings().join("\n");
+    assert!(w.contains("indefinite"), "{w}");
+    assert!(fitted.eigenvalues().iter().all(|&v| v > 0.0));
+}

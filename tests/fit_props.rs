@@ -174,6 +174,27 @@ fn standardisation_matches_prestandardised_data_and_the_device() {
     let err = col_rel_err(&dev, &exact, 3);
     eprintln!("standardised device vs f64: {err:.2e}");
     assert!(err <= 1e-4, "{err:e}");
+    // Nyström with standardisation: the device agrees with the f64 transform too.
+    let ny = KernelPca::params()
+        .kernel(KernelSpec::rbf(None))
+        .n_components(3)
+        .standardize(true)
+        .nystrom(Nystrom::random(30, 2))
+        .fit(&raw)
+        .expect("fit");
+    let exact = ny.transform(&test).expect("transform");
+    let model = ny.to_model().expect("model");
+    let view = model.as_model_ref().expect("valid");
+    let mut dev = Vec::new();
+    for r in test.rows() {
+        let x: Vec<f32> = r.iter().map(|&v| v as f32).collect();
+        let mut y = [0.0f32; 3];
+        view.project(&x, &mut y).expect("project");
+        dev.extend(y.iter().map(|&v| v as f64));
+    }
+    let err = col_rel_err(&dev, &exact, 3);
+    eprintln!("standardised Nyström device vs f64: {err:.2e}");
+    assert!(err <= 1e-4, "{err:e}");
 }
 
 #[test]
