@@ -1,0 +1,72 @@
+/*
+ * kpca_fw: C firmware for the emulated Cortex-M4F (QEMU mps2-an386) that keeps
+ * an exported kpca model in flash and runs every embedded test vector through
+ * libkpca.a.
+ *
+ * Generated inputs (see scripts/firmware-run.sh):
+ *   model.h / model.c     `kpca export --format c --name model`: the blob
+ *   vectors.h / vectors.c the test vectors, row-major, VECTORS_ROWS x VECTORS_DIM
+ *
+ * For each vector it prints one line "row y_1 ... y_k score flag" (9 significant
+ * digits, enough to round-trip a float; flag = 1 when the score is above the
+ * model's threshold) and exits 0 when every call returned KPCA_OK.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kpca.h"
+#include "model.h"
+#include "semihost.h"
+#include "vectors.h"
+
+/* kpca_status is a fixed-width integer: the same size with -fshort-enums. */
+typedef char kpca_status_is_32_bits[(sizeof(kpca_status) == 4) ? 1 : -1];
+
+int main(void)
+{
+    kpca_model model;
+    float y[KPCA_MAX_COMPONENTS];
+    size_t dim = 0, k = 0;
+    float threshold = 0.0f;
+    int anomalies = 0;
+    kpca_status st = kpca_model_from_bytes(&model, model_blob, model_blob_len);
+    if (st != KPCA_OK) {
+        semihost_printf("kpca_model_from_bytes: %s (%d)\n", kpca_status_str(st), (int)st);
+        return 1;
+    }
+    st = kpca_model_dim(&model, &dim);
+    if (st == KPCA_OK) {
+        st = kpca_model_n_components(&model, &k);
+    }
+    if (st == KPCA_OK) {
+        st = kpca_model_threshold(&model, &threshold);
+    }
+    if (st != KPCA_OK || dim != VECTORS_DIM) {
+        semihost_printf("model dims: %s, d = %u (vectors have %u)\n", kpca_status_str(st),
+                        (unsigned)dim, (unsigned)VECTORS_DIM);
+        return 1;
+    }
+    semihost_printf("model: d=%u k=%u threshold=%.9g, %u vectors\n", (unsigned)dim, (unsigned)k,
+                    (double)threshold, (unsigned)VECTORS_ROWS);
+    for (size_t row = 0; row < VECTORS_ROWS; ++row) {
+        float score = 0.0f;
+        uint8_t flag = 0;
+        const float *x = vectors + row * VECTORS_DIM;
+        st = kpca_project_and_score(&model, x, VECTORS_DIM, y, KPCA_MAX_COMPONENTS, &score);
+        if (st == KPCA_OK && threshold > 0.0f) {
+            st = kpca_is_anomaly(&model, x, VECTORS_DIM, &flag);
+        }
+        if (st != KPCA_OK) {
+            semihost_printf("row %u: %s (%d)\n", (unsigned)row, kpca_status_str(st), (int)st);
+            return 1;
+        }
+        anomalies += flag;
+        semihost_printf("%u", (unsigned)row);
+        for (size_t l = 0; l < k; ++l) {
+            semihost_printf(" %.9g", (double)y[l]);
+        }
+        semihost_printf(" %.9g %u\n", (double)score, (unsigned)flag);
+    }
+    semihost_printf("done: %u vectors, %d above threshold\n", (unsigned)VECTORS_ROWS, anomalies);
+    return 0;
+}

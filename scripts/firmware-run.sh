@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs a model on the emulated Cortex-M4F through the C firmware and libkpca.a.
+#
+#   scripts/firmware-run.sh MODEL.kpca VECTORS.csv OUT_DIR
+#
+# Exports MODEL.kpca as C (`kpca export --format c --name model`), turns the CSV
+# (header optional, comma-separated) into a C array, builds
+# c-examples/firmware/kpca_fw.c with arm-none-eabi-gcc (strict flags, Cortex-M4F
+# hard float) against the firmware libkpca.a (scripts/build-firmware-lib.sh),
+# runs it under qemu-system-arm -machine mps2-an386 with semihosting and writes
+# its per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score).
+# Exit status: the firmware's (0 = every call returned KPCA_OK).
+set -euo pipefail
+[ $# -eq 3 ] || { echo "usage: $0 MODEL.kpca VECTORS.csv OUT_DIR" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+model=$(realpath "$1"); vectors=$(realpath "$2"); out=$(mkdir -p "$3" && realpath "$3")
+gen=$out/firmware-src
+mkdir -p "$gen"
+
+lib=$("$root/scripts/build-firmware-lib.sh" thumbv7em-none-eabihf)
+( cd "$root" && cargo run -q --release --features cli --bin kpca -- \
+    export --model "$model" --format c --name model --output-dir "$gen" >/dev/null )
+
+# vectors.c / vectors.h from the CSV: skip a non-numeric first line and # comments.
+awk -F, -v gen="$gen" '
+  /^#/ || NF == 0 { next }
+  NR == 1 && $1 !~ /^[-+0-9.eE]+$/ { next }
+  { if (dim == 0) dim = NF
+    if (NF != dim) { printf "vectors: line %d has %d values, expected %d\n", NR, NF, dim > "/dev/stderr"; exit 1 }
+    rows++; line = "   "
+    for (i = 1; i <= NF; i++) line = line sprintf(" %sf,", ($i ~ /[.eE]/ ? $i : $i ".0"))
+    body = body line "\n" }
+  END {
+    if (rows == 0) { print "vectors: no rows" > "/dev/stderr"; exit 1 }
+    printf "#ifndef VECTORS_H\n#define VECTORS_H\n#include <stddef.h>\n#define VECTORS_ROWS %du\n#define VECTORS_DIM %du\nextern const float vectors[];\n#endif\n", rows, dim > (gen "/vectors.h")
+    printf "#include \"vectors.h\"\nconst float vectors[VECTORS_ROWS * VECTORS_DIM] = {\n%s};\n", body > (gen "/vectors.c")
+  }' "$vectors"
+
+fw=$root/c-examples/firmware
+ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
+CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -Wfloat-conversion -ffunction-sections -fdata-sections"
+elf=$out/kpca_fw.elf
+arm-none-eabi-gcc $CFLAGS -I"$fw" -I"$root/include" -I"$gen" \
+  -nostartfiles --specs=nano.specs -T "$fw/mps2_an386.ld" -Wl,--gc-sections -Wl,--no-warn-execstack -Wl,-Map="$out/kpca_fw.map" \
+  -o "$elf" "$fw/kpca_fw.c" "$gen/model.c" "$gen/vectors.c" "$fw/startup.c" "$fw/semihost.c" "$fw/stack.c" \
+  "$lib" -lm
+# The same firmware with -fshort-enums must compile too (kpca_status is a fixed-width integer).
+arm-none-eabi-gcc $CFLAGS -fshort-enums -I"$fw" -I"$root/include" -I"$gen" -c -o "$out/kpca_fw_short_enums.o" "$fw/kpca_fw.c"
+arm-none-eabi-size "$elf" | tail -1 | awk '{printf "firmware: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
+
+status=0
+timeout 120 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \
+  -semihosting-config enable=on,target=native -kernel "$elf" </dev/null >"$out/firmware_output.txt" 2>&1 || status=$?
+grep -v '^[0-9]' "$out/firmware_output.txt" || true
+awk '/^[0-9]+ / { line = $2; for (i = 3; i < NF; i++) line = line "," $i; print line }' \
+  "$out/firmware_output.txt" >"$out/firmware_scores.csv"
+echo "firmware exit status $status; $(wc -l <"$out/firmware_scores.csv") rows in $out/firmware_scores.csv"
+exit $status
