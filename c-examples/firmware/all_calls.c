@@ -1,0 +1,47 @@
+/*
+ * Calls every function of include/kpca.h once, so that a firmware linked with
+ * --gc-sections keeps all the library code reachable from the C API
+ * (scripts/no-panic-check.sh inspects the result for panic machinery).
+ * Inputs come from volatile memory so nothing is folded away.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kpca.h"
+
+volatile uint8_t all_calls_blob[256];
+volatile float all_calls_x[8];
+volatile size_t all_calls_len = 8;
+volatile int32_t all_calls_sink;
+
+int main(void)
+{
+    kpca_model model;
+    float x[8], out[16], score = 0.0f, threshold = 0.0f;
+    uint8_t blob[256], flag = 0;
+    size_t dim = 0, k = 0, m = 0, n = all_calls_len;
+    uint32_t kernel = 0;
+    int32_t acc = 0;
+    for (size_t i = 0; i < sizeof blob; ++i) {
+        blob[i] = all_calls_blob[i];
+    }
+    for (size_t i = 0; i < 8; ++i) {
+        x[i] = all_calls_x[i];
+    }
+    acc += kpca_model_from_bytes(&model, blob, sizeof blob);
+    acc += kpca_project(&model, x, n, out, 16);
+    acc += kpca_anomaly_score(&model, x, n, &score);
+    acc += kpca_project_and_score(&model, x, n, out, 16, &score);
+    acc += kpca_is_anomaly(&model, x, n, &flag);
+    acc += kpca_project_batch(&model, x, n, out, 16);
+    acc += kpca_anomaly_score_batch(&model, x, n, out, 16);
+    acc += kpca_model_dim(&model, &dim);
+    acc += kpca_model_n_components(&model, &k);
+    acc += kpca_model_n_points(&model, &m);
+    acc += kpca_model_threshold(&model, &threshold);
+    acc += kpca_model_kernel(&model, &kernel);
+    acc += (int32_t)kpca_version();
+    acc += (int32_t)kpca_status_str(acc)[0];
+    all_calls_sink = acc + (int32_t)(dim + k + m + kernel + flag) + (int32_t)(score + threshold + out[0]);
+    return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Fails if any panic machinery is reachable from the C API in the firmware
+# library: links c-examples/firmware/all_calls.c (every function of kpca.h)
+# against the thumbv7em-none-eabihf libkpca.a with --gc-sections and looks for
+# core::panicking and the library's panic handler in the final ELF. A change
+# that introduces a reachable panic (an unwrap, a panicking index, an overflow
+# check) keeps those symbols alive and fails here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+lib=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf)
+out=build/no-panic
+mkdir -p "$out"
+fw=c-examples/firmware
+ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
+arm-none-eabi-gcc $ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -ffunction-sections -fdata-sections \
+  -Iinclude -I"$fw" -nostartfiles --specs=nano.specs -T "$fw/mps2_an386.ld" \
+  -Wl,--gc-sections -Wl,--no-warn-execstack -o "$out/all_calls.elf" \
+  "$fw/all_calls.c" "$fw/startup.c" "$fw/semihost.c" "$fw/stack.c" "$lib" -lm
+pattern='panicking|panic_fmt|panic_bounds|panic_const|rust_begin_unwind|on_panic|unwrap_failed|expect_failed|slice_index|slice_end_index|slice_start_index'
+# The pattern must find the panic handler in the library itself, or the check
+# would pass for the wrong reason.
+lib_syms=$(arm-none-eabi-nm "$lib")
+if ! grep -Eq "$pattern" <<<"$lib_syms"; then
+  echo "no-panic check: the pattern no longer matches the library's panic handler" >&2
+  exit 1
+fi
+elf_syms=$(arm-none-eabi-nm -C "$out/all_calls.elf")
+if grep -E "$pattern" <<<"$elf_syms"; then
+  echo "no-panic check FAILED: panic machinery is reachable from the C API (symbols above)" >&2
+  exit 1
+fi
+echo "no-panic check: every C API function linked ($(arm-none-eabi-size "$out/all_calls.elf" | awk 'NR==2{print $1}') B text), no panic symbol reachable"
