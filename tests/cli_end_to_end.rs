@@ -556,6 +556,11 @@ fn bad_input_exits_1_naming_file_line_column() {
             &["header_only.csv: no data rows"],
         ),
         (
+            "blank_lines.csv",
+            "x,y\n\n1,2\n\n# calibration\n\n3,oops\n",
+            &["blank_lines.csv: line 7, column 2: expected a number, found \"oops\""],
+        ),
+        (
             "hole.csv",
             "1,2\n3,\n",
             &["hole.csv: line 2, column 2: empty field"],

@@ -228,16 +228,32 @@ fn csv_records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
         .delimiter(delimiter)
         .trim(csv::Trim::All)
         .from_reader(cleaned.as_bytes());
+    let newlines: Vec<u64> = cleaned
+        .bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i as u64)
+        .collect();
     let mut records = Vec::new();
     for result in reader.records() {
         let record = result.map_err(|e| {
             let at = e
                 .position()
-                .map(|p| format!("line {}: ", p.line()))
+                .map(|p| {
+                    let start = skip_newlines(cleaned.as_bytes(), p.byte());
+                    format!("line {}: ", line_of(&newlines, start))
+                })
                 .unwrap_or_default();
             CliError::input(format!("{name}: {at}cannot parse CSV: {e}"))
         })?;
-        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        // The csv crate's position of a record that follows blank lines is the
+        // start of those blank lines (and its line count misses them), so the
+        // line is found from the first byte after them, in the cleaned text
+        // (which has the same lines as the file).
+        let line = record
+            .position()
+            .map(|p| line_of(&newlines, skip_newlines(cleaned.as_bytes(), p.byte())))
+            .unwrap_or(0);
         let mut fields: Vec<String> = record.iter().map(str::to_string).collect();
         if !comma {
             fields.retain(|f| !f.is_empty());
@@ -248,6 +264,21 @@ fn csv_records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
         records.push(Record { line, fields });
     }
     Ok(records)
+}
+
+/// The 1-based line of byte `offset`, given the offsets of every newline.
+fn line_of(newlines: &[u64], offset: u64) -> u64 {
+    newlines.partition_point(|&n| n < offset) as u64 + 1
+}
+
+/// The offset of the first byte at or after `offset` that is not a newline.
+fn skip_newlines(text: &[u8], offset: u64) -> u64 {
+    let start = usize::try_from(offset).unwrap_or(usize::MAX);
+    let skipped = text
+        .get(start..)
+        .map(|rest| rest.iter().take_while(|&&b| b == b'\n').count())
+        .unwrap_or(0);
+    offset + skipped as u64
 }
 
 fn is_number(field: &str) -> bool {
@@ -483,7 +514,7 @@ mod tests {
 
     fn err(text: &str) -> String {
         match csv(text) {
-            Ok(t) => panic!("expected an error, got {t:?}"),
+            Ok(t) => std::panic!("expected an error, got {t:?}"),
             Err(e) => e.to_string(),
         }
     }
@@ -495,6 +526,13 @@ mod tests {
         assert_eq!(t.values, vec![1.0, 2.0, 3.5, -4e-3]);
         assert_eq!(t.header, Some(vec!["x".to_string(), "y".to_string()]));
         assert_eq!(t.origins, vec![RowOrigin::Line(3), RowOrigin::Line(5)]);
+        let t = csv("\n\n1,2\n\n\n# c\n3,4\n\n5,6").unwrap();
+        let lines = [3, 7, 9].map(RowOrigin::Line).to_vec();
+        assert_eq!(t.origins, lines);
+        let t = csv("1 2\r\n\r\n\r\n3 4\r\n").unwrap();
+        assert_eq!(t.origins, [1, 4].map(RowOrigin::Line).to_vec());
+        let e = err("1,2\n\n\n3,4\n\n5,x\n");
+        assert!(e.contains("line 6, column 2"), "{e}");
         let w = csv("1  2\t3\n  4 5 6\r\n").unwrap();
         assert_eq!(w.n_cols, 3);
         assert_eq!(w.values, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
