@@ -440,6 +440,25 @@ fn csv_variants_and_npy_give_the_same_model() {
     let from_csv = ok(&["project", "--model", &model, "--input", &fx.p("test.csv")]);
     let from_npy = ok(&["project", "--model", &model, "--input", &fx.p("test.npy")]);
     assert_eq!(from_csv, from_npy);
+    // a 1-D NPY array of length d is one vector
+    let one = npy(&fx.test[..1], true);
+    let mut one_d = one.clone();
+    let shape = format!("(1, {})", fx.test[0].len());
+    let at = one
+        .windows(shape.len())
+        .position(|w| w == shape.as_bytes())
+        .unwrap();
+    let flat = format!("({},)", fx.test[0].len());
+    one_d.splice(
+        at..at + shape.len(),
+        format!("{flat:<width$}", width = shape.len()).bytes(),
+    );
+    write(&fx.path("one.npy"), one_d);
+    let single = ok(&["project", "--model", &model, "--input", &fx.p("one.npy")]);
+    assert_eq!(
+        single.lines().collect::<Vec<_>>(),
+        from_csv.lines().take(1).collect::<Vec<_>>()
+    );
 }
 
 #[test]
