@@ -115,9 +115,9 @@ fn main() {
         kernel = args[0]
     );
     let mut src = String::from("#include \"bench_model.h\"\n");
-    let _ = write!(
+    let _ = writeln!(
         src,
-        "__attribute__((aligned(4))) const uint8_t bench_model_blob[{}] = {{\n",
+        "__attribute__((aligned(4))) const uint8_t bench_model_blob[{}] = {{",
         blob.len()
     );
     for chunk in blob.chunks(16) {

@@ -24,7 +24,10 @@ fn read_csv(path: &Path) -> (Vec<f64>, usize) {
     let mut values = Vec::new();
     let mut cols = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let row: Vec<f64> = line.split(',').map(|v| v.parse().expect("number")).collect();
+        let row: Vec<f64> = line
+            .split(',')
+            .map(|v| v.parse().expect("number"))
+            .collect();
         cols = row.len();
         values.extend(row);
     }
@@ -51,7 +54,13 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
     std::fs::write(dir.join("model.kpca"), fitted.to_blob().unwrap()).unwrap();
     let csv: String = test_values
         .chunks(d)
-        .map(|r| r.iter().map(|v| format!("{:?}", *v as f32)).collect::<Vec<_>>().join(",") + "\n")
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{:?}", *v as f32))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
         .collect();
     std::fs::write(dir.join("vectors.csv"), csv).unwrap();
 
@@ -70,11 +79,19 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
     let e32: Vec<f64> = got.chunks(k + 1).map(|r| r[k]).collect();
     let y_err = col_rel_err(&y32, &y64, k);
     let e_err = rel_err(&e32, &e64);
-    println!("firmware vs f64: coordinates {y_err:.2e}, scores {e_err:.2e} (relative to column scale)");
-    assert!(y_err <= FIRMWARE_VS_F64_REL_TOL, "coordinates off by {y_err:e}");
+    println!(
+        "firmware vs f64: coordinates {y_err:.2e}, scores {e_err:.2e} (relative to column scale)"
+    );
+    assert!(
+        y_err <= FIRMWARE_VS_F64_REL_TOL,
+        "coordinates off by {y_err:e}"
+    );
     assert!(e_err <= FIRMWARE_VS_F64_REL_TOL, "scores off by {e_err:e}");
     // And the same numbers are scikit-learn's (the fixture's test scores).
     let (sk, _) = mat(&fx["test_scores"]);
     let sk_err = col_rel_err(&y32, &sk, k);
-    assert!(sk_err <= FIRMWARE_VS_F64_REL_TOL, "vs scikit-learn: {sk_err:e}");
+    assert!(
+        sk_err <= FIRMWARE_VS_F64_REL_TOL,
+        "vs scikit-learn: {sk_err:e}"
+    );
 }
