@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::format::FORMAT_VERSION;
 use crate::kernel::{Kernel, KernelId};
 use crate::model::{check_dims, ModelRef};
+use crate::project::{evaluate, project_batch, score_batch, Job};
 use core::ffi::c_char;
 
 /// Result of every fallible call: 0 is success, each failure has its own code.
@@ -268,12 +269,14 @@ impl kpca_model {
         }
     }
 
-    /// The view over a loaded model, without re-validating the data.
+    /// The projection job of a loaded model, without re-validating the data:
+    /// only the marker, the sizes, the kernel parameters and the pointers
+    /// (non-NULL, aligned) are checked.
     ///
     /// # Safety
     /// `self` must have been filled by `kpca_model_from_bytes` and not modified,
     /// and the blob it points into must still be valid and unchanged.
-    unsafe fn view(&self) -> Result<ModelRef<'_>, Error> {
+    unsafe fn job(&self) -> Result<Job<'_>, Error> {
         if self.magic != MODEL_MAGIC {
             return Err(Error::ModelNotLoaded);
         }
@@ -284,26 +287,24 @@ impl kpca_model {
         let id = u16::try_from(self.kernel).map_err(|_| Error::UnknownKernel)?;
         let kernel =
             Kernel::from_parts(KernelId::try_from(id)?, self.gamma, self.degree, self.coef0)?;
-        let std_len = if self.mean.is_null() { 0 } else { d };
-        // SAFETY: the loader set every pointer to a section of the blob with exactly
-        // these lengths (dims re-checked above), and the caller keeps the blob valid.
+        // SAFETY: the loader set every pointer to a section of the blob with the
+        // lengths `Job` requires for these sizes (re-checked above), and the caller
+        // keeps the blob valid and unchanged.
         unsafe {
-            Ok(ModelRef {
+            Job::from_raw(
                 kernel,
-                dim: d,
-                n_points: m,
-                n_components: k,
-                mean: slice_in(self.mean, std_len)?,
-                inv_std: slice_in(self.inv_std, std_len)?,
-                points: slice_in(self.points, m * d)?,
-                point_sq_norms: slice_in(self.point_sq_norms, m)?,
-                a: slice_in(self.a, m * k)?,
-                b: slice_in(self.b, k)?,
-                c: slice_in(self.c, m)?,
-                s: self.s,
-                eigenvalues: slice_in(self.eigenvalues, k)?,
-                threshold: self.threshold,
-            })
+                (d, m, k),
+                self.s,
+                [
+                    self.points,
+                    self.point_sq_norms,
+                    self.a,
+                    self.b,
+                    self.c,
+                    self.mean,
+                    self.inv_std,
+                ],
+            )
         }
     }
 }
@@ -361,15 +362,15 @@ unsafe fn with_input<R>(
     model: *const kpca_model,
     x: *const f32,
     x_len: usize,
-    body: impl FnOnce(&ModelRef<'_>, &[f32]) -> Result<R, Error>,
+    body: impl FnOnce(&kpca_model, &Job<'_>, &[f32]) -> Result<R, Error>,
 ) -> Result<R, Error> {
     // SAFETY: caller contract.
     let model = unsafe { ref_in(model) }?;
     // SAFETY: caller contract: loaded by kpca_model_from_bytes, blob still valid.
-    let view = unsafe { model.view() }?;
+    let job = unsafe { model.job() }?;
     // SAFETY: caller contract on `x`.
     let x = unsafe { slice_in(x, x_len) }?;
-    body(&view, x)
+    body(model, &job, x)
 }
 
 /// Computes the k kernel-PCA coordinates of `x` (`x_len` = d floats) into
@@ -390,9 +391,9 @@ pub unsafe extern "C" fn kpca_project(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, x, x_len, |view, x| {
+            with_input(model, x, x_len, |_, job, x| {
                 let out = slice_out(out, out_len)?;
-                view.project(x, out)
+                evaluate(job, x, Some(out), false).map(|_| ())
             })
         }
     })
@@ -413,11 +414,11 @@ pub unsafe extern "C" fn kpca_anomaly_score(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            let e = with_input(model, x, x_len, |view, x| {
+            let e = with_input(model, x, x_len, |_, job, x| {
                 if score.is_null() {
                     return Err(Error::NullPointer);
                 }
-                view.anomaly_score(x)
+                evaluate(job, x, None, true)
             })?;
             write_out(score, e)
         }
@@ -441,12 +442,12 @@ pub unsafe extern "C" fn kpca_project_and_score(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, x, x_len, |view, x| {
+            with_input(model, x, x_len, |_, job, x| {
                 if score.is_null() {
                     return Err(Error::NullPointer);
                 }
                 let out = slice_out(out, out_len)?;
-                let e = view.project_and_score(x, out)?;
+                let e = evaluate(job, x, Some(out), true)?;
                 write_out(score, e)
             })
         }
@@ -468,11 +469,14 @@ pub unsafe extern "C" fn kpca_is_anomaly(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            let flag = with_input(model, x, x_len, |view, x| {
+            let flag = with_input(model, x, x_len, |model, job, x| {
                 if is_anomaly.is_null() {
                     return Err(Error::NullPointer);
                 }
-                view.is_anomaly(x)
+                if model.threshold <= 0.0 {
+                    return Err(Error::ThresholdUnset);
+                }
+                Ok(evaluate(job, x, None, true)? > model.threshold)
             })?;
             write_out(is_anomaly, u8::from(flag))
         }
@@ -496,9 +500,9 @@ pub unsafe extern "C" fn kpca_project_batch(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, xs, xs_len, |view, xs| {
+            with_input(model, xs, xs_len, |_, job, xs| {
                 let out = slice_out(out, out_len)?;
-                view.project_batch(xs, out).map(|_| ())
+                project_batch(job, xs, out).map(|_| ())
             })
         }
     })
@@ -520,9 +524,9 @@ pub unsafe extern "C" fn kpca_anomaly_score_batch(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, xs, xs_len, |view, xs| {
+            with_input(model, xs, xs_len, |_, job, xs| {
                 let scores = slice_out(scores, scores_len)?;
-                view.anomaly_score_batch(xs, scores).map(|_| ())
+                score_batch(job, xs, scores).map(|_| ())
             })
         }
     })

@@ -1,6 +1,12 @@
-//! An f32 exponential for the kernels, the same code on host and device.
+//! f32 exponentials for the kernels (and tanh and sqrt), the same code on host
+//! and device.
 //!
-//! `exp` reduces `x = n ln2 + r` with `|r| <= ln2/2` (Cody-Waite, two-part ln2),
+//! The projection uses [`exp2_neg`] (and [`exp_neg`] on top of it): 2^-w with
+//! one rounding step and a degree-5 polynomial, about 15 instructions on a
+//! Cortex-M4F; its stated bounds are in [`EXP_NEG_MAX_REL_ERROR`], tested
+//! below against f64.
+//!
+//! `exp` (the general one, for reference paths) reduces `x = n ln2 + r` with `|r| <= ln2/2` (Cody-Waite, two-part ln2),
 //! evaluates a degree-5 minimax polynomial for `e^r` (no division, no table) and
 //! scales by `2^n` built from the exponent bits.
 //!
@@ -67,28 +73,68 @@ pub fn exp(x: f32) -> f32 {
     p * s1 * s2
 }
 
+// Minimax coefficients of 2^f on [-1/2, 1/2] with the constant term 1 exactly
+// (used for 2^-f with alternating signs)
+// (relative error 9.2e-8 in exact arithmetic, 2.1e-7 evaluated in f32 as below).
+// Not ln 2 (0.693_147_2): the minimax coefficient is slightly smaller.
+#[allow(clippy::approx_constant)]
+const Q1: f32 = 0.693_147;
+const Q2: f32 = 0.240_222_42;
+const Q3: f32 = 0.055_507_336;
+const Q4: f32 = 0.009_671_513;
+const Q5: f32 = 0.001_326_472_7;
+
+/// 2^23: adding it to w in [0, 2^23) rounds w to an integer n and leaves n in
+/// the low mantissa bits (its bits are 0x4B00_0000 + n); also a Thumb-2
+/// immediate, so the range check below needs no constant load.
+const SHIFTER_POS: f32 = 8_388_608.0;
+
+/// 2^-w for the kernels' exponentials, the callers having folded log2(e) into
+/// their scale (e^(-t) is `exp2_neg(t * LOG2_E)`); w is normally >= 0.
+///
+/// For 0 <= w < 124.5: n = round(w) and f = w - n (both exact, |f| <= 1/2), a
+/// degree-5 polynomial for 2^-f (Horner; no division, no table), and 2^-n subtracted
+/// into the result's exponent field with one integer operation; relative error
+/// (against 2^-w for the f32 argument w) at most `EXP_NEG_MAX_REL_ERROR.0`
+/// ([`EXP_NEG_MAX_REL_ERROR`]). The range check is one integer comparison on
+/// the bits the rounding already produced. w >= 124.5 (results below 3.4e-38)
+/// and NaN give +0.0; w < -1/4 gives 1.0 (and w in [-1/4, 0) gives 2^-w): in the
+/// kernels a negative w can only come
+/// from a distance that rounded below 0, that is a distance that is 0 to working
+/// precision.
+#[inline(always)]
+pub fn exp2_neg(w: f32) -> f32 {
+    let t = w + SHIFTER_POS;
+    // For w in [0, 2^23): t in [2^23, 2^24), whose bits are 0x4B00_0000 + n.
+    let n_bits = t.to_bits().wrapping_sub(SHIFTER_POS.to_bits());
+    if n_bits > 124 {
+        return if w < 0.0 { 1.0 } else { 0.0 };
+    }
+    // g = n - w = -f, so that 2^-f = 2^g is a polynomial with positive
+    // coefficients, in Horner form: each step is one multiply-add whose addend
+    // is a constant (no constant has to be kept in a register).
+    let g = (t - SHIFTER_POS) - w;
+    let p = 1.0 + g * (Q1 + g * (Q2 + g * (Q3 + g * (Q4 + g * Q5))));
+    // p is in [0.70, 1.42] (exponent field 126 or 127) and n in [0, 124], so the
+    // exponent field stays in [2, 127]: a normal f32.
+    f32::from_bits(p.to_bits().wrapping_sub(n_bits << 23))
+}
+
+/// Stated bound on the relative error of [`exp_neg`] at t >= 0, as a constant
+/// plus a part proportional to t (the roundings of log2(e) and of t·log2(e) in
+/// f32); the constant alone bounds [`exp2_neg`] against 2^-w for its f32 argument.
+pub const EXP_NEG_MAX_REL_ERROR: (f32, f32) = (2.5e-7, 1.2e-7);
+
 /// e^(-t) for the distance kernels: t = gamma * distance, normally >= 0.
 ///
-/// For |t| < 87.33 this is the reduction and polynomial of [`exp`], with 2^n
-/// (n in [-126, 126]) built in one step from the bits the reduction already
-/// holds, so the error bound of [`exp`] holds (a slightly negative t, from a
-/// squared distance rounded below 0, gives a value slightly above 1). t >= 87.33
-/// or NaN (an infinite distance) give +0.0. t <= -87.33 can only come from
-/// catastrophic cancellation in a distance that is 0 to working precision, and
-/// gives 1.0. One comparison on the common path.
+/// [`exp2_neg`] of t·log2(e): relative error at most
+/// `EXP_NEG_MAX_REL_ERROR.0 + EXP_NEG_MAX_REL_ERROR.1 * t` for 0 <= t < 86.3
+/// (for the kernel values that matter, t of order 1, this is below 4e-7; the
+/// absolute error is below 3e-7 for every t >= 0). t >= 86.3 or NaN (an infinite
+/// distance) give +0.0; t < 0 gives 1.0 (see [`exp2_neg`]).
 #[inline(always)]
 pub fn exp_neg(t: f32) -> f32 {
-    if libm::fabsf(t) < -MIN_ARG {
-        let (p, t_bits) = reduce(-t);
-        // (SHIFTER + n) << 23 plus (127 - SHIFTER) << 23 is (n + 127) << 23,
-        // the exponent field of 2^n (wrapping arithmetic drops the high bits).
-        const BIAS: u32 = 127u32.wrapping_sub(SHIFTER.to_bits()) << 23;
-        p * f32::from_bits((t_bits << 23).wrapping_add(BIAS))
-    } else if t < 0.0 {
-        1.0
-    } else {
-        0.0
-    }
+    exp2_neg(t * LOG2_E)
 }
 
 /// Stated bound on the absolute error of [`tanh`].
@@ -107,7 +153,7 @@ pub fn tanh(t: f32) -> f32 {
         // tanh(a) = a - a^3/3 + ..., and a^3/3 < 5e-12 here.
         a
     } else {
-        let e = exp(-2.0 * a);
+        let e = exp_neg(2.0 * a);
         (1.0 - e) / (1.0 + e)
     };
     if t < 0.0 {
@@ -178,17 +224,57 @@ mod tests {
         for i in -200_000..=200_000 {
             worst = worst.max(rel_err(i as f32 * 4.0e-6));
         }
-        // exp_neg over [0, 87.3] follows the same bound.
-        let mut bits = 0u32;
-        while f32::from_bits(bits) < 87.3 {
-            let t = f32::from_bits(bits);
-            let want = (-(t as f64)).exp();
-            worst = worst.max(((exp_neg(t) as f64 - want) / want).abs());
-            bits += 61;
-        }
         assert!(
             worst <= EXP_MAX_REL_ERROR as f64,
             "worst relative error {worst:e}"
+        );
+    }
+
+    #[test]
+    fn exp2_neg_and_exp_neg_are_within_their_stated_bounds() {
+        let mut worst = 0.0f64;
+        // 2^-w over [0, 124.5), every 61st f32, and densely near 0.
+        let mut bits = 0u32;
+        while f32::from_bits(bits) < 124.4 {
+            let w = f32::from_bits(bits);
+            let want = (-(w as f64)).exp2();
+            worst = worst.max(((exp2_neg(w) as f64 - want) / want).abs());
+            bits += 61;
+        }
+        for i in 0..=600_000 {
+            let w = i as f32 * 3.0e-6;
+            let want = (-(w as f64)).exp2();
+            worst = worst.max(((exp2_neg(w) as f64 - want) / want).abs());
+        }
+        assert!(
+            worst <= EXP_NEG_MAX_REL_ERROR.0 as f64,
+            "exp2_neg: worst relative error {worst:e}"
+        );
+        assert_eq!(exp2_neg(124.6), 0.0);
+        assert!(exp2_neg(124.4) > 0.0);
+        assert_eq!(exp2_neg(f32::NAN), 0.0);
+        assert_eq!(exp2_neg(f32::INFINITY), 0.0);
+        assert_eq!(exp2_neg(-1e-30), 1.0);
+        assert_eq!(exp2_neg(f32::NEG_INFINITY), 1.0);
+        // e^(-t) over [0, 86.2], every 61st f32.
+        let (c0, c1) = EXP_NEG_MAX_REL_ERROR;
+        let mut bits = 0u32;
+        let mut worst_abs = 0.0f64;
+        while f32::from_bits(bits) < 86.2 {
+            let t = f32::from_bits(bits);
+            let want = (-(t as f64)).exp();
+            let err = (exp_neg(t) as f64 - want).abs();
+            assert!(
+                err <= (c0 as f64 + c1 as f64 * t as f64) * want,
+                "exp_neg({t}): {} vs {want}",
+                exp_neg(t)
+            );
+            worst_abs = worst_abs.max(err);
+            bits += 61;
+        }
+        assert!(
+            worst_abs < 3e-7,
+            "exp_neg: worst absolute error {worst_abs:e}"
         );
     }
 
@@ -197,7 +283,6 @@ mod tests {
         assert_eq!(exp(-88.0), 0.0);
         assert_eq!(exp(-1.0e30), 0.0);
         assert_eq!(exp(0.0), 1.0);
-        assert_eq!(exp_neg(0.0), 1.0);
         assert_eq!(exp(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp(89.0), f32::INFINITY);
         assert_eq!(exp(f32::INFINITY), f32::INFINITY);
@@ -235,8 +320,12 @@ mod tests {
     fn exp_neg_handles_rounding_far_points_and_nan() {
         assert!((exp_neg(-1e-7) - 1.0).abs() < 2e-7);
         assert_eq!(exp_neg(-1e3), 1.0);
-        assert_eq!(exp_neg(2.0), exp(-2.0));
+        assert_eq!(exp_neg(-1e30), 1.0);
+        assert!((exp_neg(2.0) - exp(-2.0)).abs() < 1e-7);
+        assert_eq!(exp_neg(0.0), 1.0);
+        assert_eq!(exp_neg(86.5), 0.0);
         assert_eq!(exp_neg(88.0), 0.0);
+        assert_eq!(exp_neg(1e30), 0.0);
         assert_eq!(exp_neg(f32::INFINITY), 0.0);
         assert_eq!(exp_neg(f32::NAN), 0.0);
     }

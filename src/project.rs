@@ -1,398 +1,672 @@
 //! The one projection code path: coordinates and anomaly score of a vector.
 //!
-//! Landmarks are processed in blocks of [`BLOCK`]: first the kernel values of the
-//! block (one dot-product loop shared by the inner-product kernels, then a short
-//! per-kernel map chosen once per block), then the score term c'k_x and the k
-//! coordinates, accumulated four components at a time in registers. Nothing is
-//! written to the caller's buffer before the result is known to be finite.
+//! Every entry point (the [`ModelRef`] methods and the C ABI) describes the model
+//! as a [`Job`] (sizes, kernel, section pointers) and calls [`evaluate`], which
+//! checks the input, computes ‖x'‖² (x' the input, standardised when the model
+//! standardises) and makes one pass over the stored points:
+//!
+//! - RBF models with d <= 8 and k <= 4 (chosen once per call) take
+//!   [`rbf_small`]: x' zero-padded to 4 or 8 floats stays in registers, each
+//!   point costs that many loads and multiply-adds, one exponential
+//!   ([`fastmath::exp2_neg`], log2(e) folded into gamma), c'k, and four
+//!   multiply-adds for the components, which stay in registers.
+//! - Other RBF models take the points in tiles of four ([`dot4`]: inner
+//!   products in registers, x' four features at a time, each stored value loaded
+//!   once), then the exponential, c'k and the components (the first four in
+//!   registers).
+//! - The other kernels, and the few points the paths above leave over, take the
+//!   compact path: one point at a time ([`Input::pre_one`], [`map_values`]).
+//!
+//! Nothing is written to the caller's buffer before the result is known to be
+//! finite.
 
 use crate::error::Error;
 use crate::fastmath;
 use crate::kernel::{cosine, powi, Kernel};
 use crate::model::{ModelRef, MAX_COMPONENTS};
+use core::marker::PhantomData;
 
-/// Landmarks per block of kernel evaluations (their inner products are
-/// accumulated together in registers).
-const BLOCK: usize = 4;
-/// Components accumulated together in registers.
+/// Points per tile (their inner products are accumulated together in registers).
+const TILE: usize = 4;
+/// Components accumulated together.
 const GROUP: usize = 4;
 
-/// The input as the kernels see it: raw, or standardised on the fly.
+/// What the projection reads of a model: sizes, kernel and section pointers.
+///
+/// Invariant (established by both constructors): for `'a`, `points` is valid for
+/// m·d reads, `norms` and `c` for m, `a` for m·k, `b` for k, and, when `mean` is
+/// non-NULL, `mean` and `inv_std` for d; m·d and m·k do not overflow; d, m, k >= 1
+/// and k <= [`MAX_COMPONENTS`].
+#[derive(Clone, Copy)]
+pub(crate) struct Job<'a> {
+    kernel: Kernel,
+    d: usize,
+    m: usize,
+    k: usize,
+    s: f32,
+    points: *const f32,
+    norms: *const f32,
+    a: *const f32,
+    b: *const f32,
+    c: *const f32,
+    mean: *const f32,
+    inv_std: *const f32,
+    _model: PhantomData<&'a [f32]>,
+}
+
+impl<'a> Job<'a> {
+    /// The job of a validated view (its lengths are rechecked, so the invariant
+    /// holds here whatever the view).
+    pub(crate) fn of(view: &ModelRef<'a>) -> Result<Job<'a>, Error> {
+        let (d, m, k) = (view.dim, view.n_points, view.n_components);
+        let std_ok = (view.mean.is_empty() && view.inv_std.is_empty())
+            || (view.mean.len() == d && view.inv_std.len() == d);
+        let ok = d > 0
+            && m > 0
+            && k > 0
+            && k <= MAX_COMPONENTS
+            && std_ok
+            && Some(view.points.len()) == m.checked_mul(d)
+            && view.point_sq_norms.len() == m
+            && Some(view.a.len()) == m.checked_mul(k)
+            && view.b.len() == k
+            && view.c.len() == m;
+        if !ok {
+            return Err(Error::InconsistentModel);
+        }
+        Ok(Job {
+            kernel: view.kernel,
+            d,
+            m,
+            k,
+            s: view.s,
+            points: view.points.as_ptr(),
+            norms: view.point_sq_norms.as_ptr(),
+            a: view.a.as_ptr(),
+            b: view.b.as_ptr(),
+            c: view.c.as_ptr(),
+            mean: if view.mean.is_empty() {
+                core::ptr::null()
+            } else {
+                view.mean.as_ptr()
+            },
+            inv_std: view.inv_std.as_ptr(),
+            _model: PhantomData,
+        })
+    }
+
+    /// A job from raw section pointers (the C ABI's loaded model).
+    ///
+    /// Checks the sizes (non-zero, k within [`MAX_COMPONENTS`], no overflow of
+    /// m·d and m·k) and that the pointers are non-NULL and aligned.
+    ///
+    /// # Safety
+    /// Each pointer must be valid for reads of its section's length (listed on
+    /// [`Job`]) for `'a`, the memory unchanged meanwhile; `mean` NULL means no
+    /// standardisation (then `inv_std` is not read).
+    #[allow(clippy::too_many_arguments, unsafe_code)]
+    pub(crate) unsafe fn from_raw(
+        kernel: Kernel,
+        (d, m, k): (usize, usize, usize),
+        s: f32,
+        [points, norms, a, b, c, mean, inv_std]: [*const f32; 7],
+    ) -> Result<Job<'a>, Error> {
+        if d == 0 || m == 0 || k == 0 || k > MAX_COMPONENTS {
+            return Err(Error::ModelNotLoaded);
+        }
+        if m.checked_mul(d).is_none() || m.checked_mul(k).is_none() {
+            return Err(Error::ModelNotLoaded);
+        }
+        let standardized = !mean.is_null();
+        for (p, required) in [
+            (points, true),
+            (norms, true),
+            (a, true),
+            (b, true),
+            (c, true),
+            (mean, standardized),
+            (inv_std, standardized),
+        ] {
+            if p.is_null() {
+                if required {
+                    return Err(Error::NullPointer);
+                }
+            } else if !p.is_aligned() {
+                return Err(Error::Misaligned);
+            }
+        }
+        Ok(Job {
+            kernel,
+            d,
+            m,
+            k,
+            s,
+            points,
+            norms,
+            a,
+            b,
+            c,
+            mean,
+            inv_std,
+            _model: PhantomData,
+        })
+    }
+
+    /// A section as a slice.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn section(&self, which: Section) -> &'a [f32] {
+        let (d, m, k) = (self.d, self.m, self.k);
+        let (p, len) = match which {
+            Section::Points => (self.points, m * d),
+            Section::Norms => (self.norms, m),
+            Section::A => (self.a, m * k),
+            Section::B => (self.b, k),
+            Section::C => (self.c, m),
+            Section::Mean if !self.mean.is_null() => (self.mean, d),
+            Section::InvStd if !self.mean.is_null() => (self.inv_std, d),
+            Section::Mean | Section::InvStd => (
+                core::ptr::NonNull::<f32>::dangling().as_ptr().cast_const(),
+                0,
+            ),
+        };
+        // SAFETY: by the invariant of `Job`, `p` is non-NULL, aligned and valid for
+        // `len` reads for 'a (len cannot overflow: checked by the constructors); the
+        // dangling pointer is aligned and non-NULL, valid for 0 reads.
+        unsafe { core::slice::from_raw_parts(p, len) }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Section {
+    Points,
+    Norms,
+    A,
+    B,
+    C,
+    Mean,
+    InvStd,
+}
+
+/// The input: raw, or standardised on the fly.
 #[derive(Clone, Copy)]
 struct Input<'x> {
     x: &'x [f32],
-    /// Empty when the model does not standardise.
+    /// Empty when the model does not standardise, else d.
     mean: &'x [f32],
     inv_std: &'x [f32],
-    /// ‖x'‖² of the (standardised) input.
-    sq_norm: f32,
-}
-
-/// x'z with four partial sums.
-#[inline(always)]
-fn dot(x: &[f32], z: &[f32]) -> f32 {
-    let (xc, xr) = x.as_chunks::<4>();
-    let (zc, zr) = z.as_chunks::<4>();
-    let mut acc = [0.0f32; 4];
-    for (a, b) in xc.iter().zip(zc) {
-        acc[0] += a[0] * b[0];
-        acc[1] += a[1] * b[1];
-        acc[2] += a[2] * b[2];
-        acc[3] += a[3] * b[3];
-    }
-    let mut tail = 0.0f32;
-    for (a, b) in xr.iter().zip(zr) {
-        tail += a * b;
-    }
-    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 impl Input<'_> {
-    /// x' . z for one stored point.
+    /// Feature j as the kernels see it (0 past the end).
     #[inline(always)]
-    fn dot(&self, z: &[f32]) -> f32 {
-        if self.mean.is_empty() {
-            dot(self.x, z)
-        } else {
-            let mut acc = 0.0f32;
-            for (((&xj, &mj), &sj), &zj) in self.x.iter().zip(self.mean).zip(self.inv_std).zip(z) {
-                acc += (xj - mj) * sj * zj;
-            }
-            acc
+    fn at(&self, j: usize) -> f32 {
+        let v = self.x.get(j).copied().unwrap_or(0.0);
+        match (self.mean.get(j), self.inv_std.get(j)) {
+            (Some(m), Some(s)) => (v - m) * s,
+            _ => v,
         }
     }
 
-    /// ‖x' - z‖₁ for one stored point.
-    #[inline(always)]
-    fn l1(&self, z: &[f32]) -> f32 {
+    /// x'z, or ‖x - z‖₁ when `l1`, for one stored point (d floats).
+    #[inline(never)]
+    fn pre_one(&self, z: &[f32], l1: bool) -> f32 {
         let mut acc = 0.0f32;
-        if self.mean.is_empty() {
-            for (&xj, &zj) in self.x.iter().zip(z) {
-                acc += libm::fabsf(xj - zj);
-            }
-        } else {
-            for (((&xj, &mj), &sj), &zj) in self.x.iter().zip(self.mean).zip(self.inv_std).zip(z) {
-                acc += libm::fabsf((xj - mj) * sj - zj);
-            }
+        for (j, &zj) in z.iter().enumerate() {
+            let v = self.at(j);
+            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
         }
         acc
     }
 }
 
-/// Stored points per span: kernel values are staged in a buffer of this size.
-const SPAN: usize = 16;
-
-/// x'z_i for every stored point in `rows` (row-major, `out.len()` x d), in
-/// register tiles of [`BLOCK`] points, the last partial tile point by point.
-#[inline(never)]
-fn span_dots(input: &Input<'_>, rows: &[f32], out: &mut [f32]) {
-    let d = input.x.len();
-    if d == 0 {
-        return;
-    }
-    let (tiles, rest) = out.as_chunks_mut::<BLOCK>();
-    let mut row_tiles = rows.chunks_exact(BLOCK * d);
-    for (tile, z) in tiles.iter_mut().zip(&mut row_tiles) {
-        *tile = block_dots(input, z);
-    }
-    for (o, z) in rest.iter_mut().zip(row_tiles.remainder().chunks_exact(d)) {
-        *o = input.dot(z);
-    }
-}
-
-/// RBF kernel values in place (`kv` holds x'z_i on entry) and their c-weighted sum:
-/// k_i = exp(-gamma (‖x‖² + ‖z_i‖² - 2 x'z_i)).
-#[inline(never)]
-fn rbf_values(kv: &mut [f32], norms: &[f32], c: &[f32], gamma: f32, sq_norm: f32) -> f32 {
-    let g_xn = gamma * sq_norm;
-    let two_g = 2.0 * gamma;
-    let mut ck = 0.0f32;
-    for ((o, &zn), &ci) in kv.iter_mut().zip(norms).zip(c) {
-        let v = fastmath::exp_neg(g_xn + gamma * zn - two_g * *o);
-        ck += v * ci;
-        *o = v;
-    }
-    ck
-}
-
-/// x'z_i for the BLOCK stored points in `rows` (BLOCK x d, row-major; returns
-/// zeros if `rows` is shorter).
+/// Four consecutive floats at `*p`, advancing `*p` by four.
 ///
-/// The input is taken four features at a time (standardised on the fly when
-/// the model standardises) and held in registers while it meets every point of
-/// the block, so each stored value is loaded once and costs one multiply-add,
-/// and standardisation costs two operations per feature per block.
+/// # Safety
+/// `*p` must be valid for reads of four f32.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn block_dots(input: &Input<'_>, rows: &[f32]) -> [f32; BLOCK] {
-    let d = input.x.len();
-    let mut acc = [0.0f32; BLOCK];
-    if rows.len() < BLOCK * d {
-        return acc;
+unsafe fn load4(p: &mut *const f32) -> [f32; 4] {
+    // SAFETY: the caller guarantees four readable floats at *p.
+    unsafe {
+        let v = [**p, *p.add(1), *p.add(2), *p.add(3)];
+        *p = p.add(4);
+        v
     }
-    let (xc, xr) = input.x.as_chunks::<4>();
-    let (mc, mr) = input.mean.as_chunks::<4>();
-    let (sc, sr) = input.inv_std.as_chunks::<4>();
-    let standardized = mc.len() == xc.len() && sc.len() == xc.len() && !input.mean.is_empty();
-    let base = rows.as_ptr();
-    // One tile step: the four features `v` (starting at feature 4c) against the
-    // four features of each point of the block.
-    let mut tile = |c: usize, v: [f32; 4]| {
-        for (i, a) in acc.iter_mut().enumerate() {
-            // SAFETY: i < BLOCK and 4c + 3 < 4 * xc.len() <= d, so the four floats
-            // at i*d + 4c .. i*d + 4c + 4 lie inside `rows` (BLOCK * d floats,
-            // checked above); [f32; 4] has the alignment of f32.
-            let z = unsafe { &*base.add(i * d + 4 * c).cast::<[f32; 4]>() };
-            *a += v[0] * z[0];
-            *a += v[1] * z[1];
-            *a += v[2] * z[2];
-            *a += v[3] * z[3];
-        }
-    };
-    if standardized {
-        for (c, ((xq, m), s)) in xc.iter().zip(mc).zip(sc).enumerate() {
-            tile(c, core::array::from_fn(|j| (xq[j] - m[j]) * s[j]));
-        }
-    } else {
-        for (c, xq) in xc.iter().enumerate() {
-            tile(c, *xq);
-        }
-    }
-    let tail = 4 * xc.len();
-    for (j, &xj) in xr.iter().enumerate() {
-        let v = match (mr.get(j), sr.get(j)) {
-            (Some(m), Some(s)) if standardized => (xj - m) * s,
-            _ => xj,
+}
+
+/// x'z_i for the four stored points at `z` (rows of d floats, row i at z + i·d).
+///
+/// The input is taken four features at a time (standardised on the fly when
+/// `STD`) and held in registers while it meets each of the four points; the
+/// stored values are fetched four at a time.
+///
+/// # Safety
+/// `z` must be valid for 4·d reads, `x` for d, and when `STD` `mean` and `inv_std`
+/// for d.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn dot4<const STD: bool>(
+    x: *const f32,
+    mean: *const f32,
+    inv_std: *const f32,
+    d: usize,
+    z: *const f32,
+) -> [f32; TILE] {
+    let mut acc = [0.0f32; TILE];
+    // SAFETY (every read below): the row pointers start at z + i·d (i < 4) and
+    // advance by 4 floats per step of the chunk loop, which runs d / 4 times and
+    // reads 4 floats per row each time, then the tail reads the d mod 4 floats
+    // left in each row: every read is at z + i·d + j with j < d. `x`, `mean` and
+    // `inv_std` are read at indices j < d the same way.
+    unsafe {
+        let mut z0 = z;
+        let mut z1 = z.add(d);
+        let mut z2 = z.add(2 * d);
+        let mut z3 = z.add(3 * d);
+        let (mut xp, mut mp, mut sp) = (x, mean, inv_std);
+        let mac = |a: &mut f32, v: &[f32; 4], r: [f32; 4]| {
+            *a += v[0] * r[0];
+            *a += v[1] * r[1];
+            *a += v[2] * r[2];
+            *a += v[3] * r[3];
         };
-        for (i, a) in acc.iter_mut().enumerate() {
-            if let Some(&z) = rows.get(i * d + tail + j) {
-                *a += v * z;
+        for _ in 0..d / 4 {
+            let mut v = load4(&mut xp);
+            if STD {
+                let m = load4(&mut mp);
+                let s = load4(&mut sp);
+                v = [
+                    (v[0] - m[0]) * s[0],
+                    (v[1] - m[1]) * s[1],
+                    (v[2] - m[2]) * s[2],
+                    (v[3] - m[3]) * s[3],
+                ];
+            }
+            let (r0, r1) = (load4(&mut z0), load4(&mut z1));
+            mac(&mut acc[0], &v, r0);
+            mac(&mut acc[1], &v, r1);
+            let (r2, r3) = (load4(&mut z2), load4(&mut z3));
+            mac(&mut acc[2], &v, r2);
+            mac(&mut acc[3], &v, r3);
+        }
+        for j in 0..d % 4 {
+            let v = if STD {
+                (*xp.add(j) - *mp.add(j)) * *sp.add(j)
+            } else {
+                *xp.add(j)
+            };
+            for (a, zr) in acc.iter_mut().zip([z0, z1, z2, z3]) {
+                *a += v * *zr.add(j);
             }
         }
     }
     acc
 }
 
-/// y[col..col + GROUP] += sum_i kv[i] * A[i][col..col + GROUP], and the tail
-/// components one by one. `rows` are the block's rows of A (k each).
-#[inline(always)]
-fn accumulate(kv: &[f32], rows: &[f32], k: usize, y: &mut [f32; MAX_COMPONENTS]) {
-    if k == 0 {
-        return;
+/// Kernel values from the inner products (or L1 distances for the Laplacian
+/// kernel) in `v`, for the points whose squared norms are `norms` (same length).
+/// Every kernel but the RBF tiles, which are mapped inline.
+#[inline(never)]
+fn map_values(kernel: &Kernel, sq_norm: f32, v: &mut [f32], norms: &[f32]) {
+    for (o, &zn) in v.iter_mut().zip(norms) {
+        *o = match *kernel {
+            Kernel::Linear => *o,
+            Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
+            } => powi(gamma * *o + coef0, degree),
+            Kernel::Rbf { gamma } => fastmath::exp_neg(gamma * (sq_norm + zn - 2.0 * *o)),
+            Kernel::Laplacian { gamma } => fastmath::exp_neg(gamma * *o),
+            Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * *o + coef0),
+            Kernel::Cosine => cosine(*o, sq_norm, zn),
+        };
     }
-    let mut col = 0;
-    while col + GROUP <= k {
-        if let Some(slot) = y.get_mut(col..col + GROUP) {
-            let mut acc = [slot[0], slot[1], slot[2], slot[3]];
-            for (&kvi, row) in kv.iter().zip(rows.chunks_exact(k)) {
-                if let Some(a) = row.get(col..col + GROUP) {
-                    acc[0] += kvi * a[0];
-                    acc[1] += kvi * a[1];
-                    acc[2] += kvi * a[2];
-                    acc[3] += kvi * a[3];
-                }
-            }
-            slot.copy_from_slice(&acc);
-        }
-        col += GROUP;
-    }
-    for (l, yl) in y.iter_mut().enumerate().take(k).skip(col) {
-        for (&kvi, row) in kv.iter().zip(rows.chunks_exact(k)) {
-            if let Some(&a) = row.get(l) {
-                *yl += kvi * a;
+}
+
+/// k(x, x) of the input with squared norm `sq_norm`.
+#[inline(never)]
+fn self_kernel(kernel: &Kernel, sq_norm: f32) -> f32 {
+    match *kernel {
+        Kernel::Rbf { .. } | Kernel::Laplacian { .. } => 1.0,
+        Kernel::Linear => sq_norm,
+        Kernel::Polynomial {
+            gamma,
+            degree,
+            coef0,
+        } => powi(gamma * sq_norm + coef0, degree),
+        Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * sq_norm + coef0),
+        Kernel::Cosine => {
+            if sq_norm > 0.0 {
+                1.0
+            } else {
+                0.0
             }
         }
     }
 }
 
-impl ModelRef<'_> {
-    /// Checks `x` and returns the input the kernels see.
-    fn prepare<'x>(&'x self, x: &'x [f32]) -> Result<Input<'x>, Error> {
-        if x.len() != self.dim {
-            return Err(Error::InputLength);
-        }
-        if !x.iter().all(|v| v.is_finite()) {
-            return Err(Error::NonFiniteInput);
-        }
-        let sq_norm = if self.mean.is_empty() {
-            dot(x, x)
-        } else {
-            let mut acc = 0.0f32;
-            for ((&xj, &mj), &sj) in x.iter().zip(self.mean).zip(self.inv_std) {
-                let v = (xj - mj) * sj;
-                acc += v * v;
-            }
-            acc
-        };
-        Ok(Input {
-            x,
-            mean: self.mean,
-            inv_std: self.inv_std,
-            sq_norm,
-        })
-    }
-
-    /// k(x, x) of the prepared input.
-    fn self_kernel(&self, input: &Input<'_>) -> f32 {
-        let xn = input.sq_norm;
-        match self.kernel {
-            Kernel::Rbf { .. } | Kernel::Laplacian { .. } => 1.0,
-            Kernel::Linear => xn,
-            Kernel::Polynomial {
-                gamma,
-                degree,
-                coef0,
-            } => powi(gamma * xn + coef0, degree),
-            Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * xn + coef0),
-            Kernel::Cosine => {
-                if xn > 0.0 {
-                    1.0
+/// c'k_x (returned) and A'k_x (added into `y`) over the stored points
+/// `start..m` (see the module docs: RBF tiles of four, else one point at a time).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn accumulate(
+    job: &Job<'_>,
+    input: &Input<'_>,
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    let (d, m, k) = (job.d, job.m, job.k);
+    let kernel = &job.kernel;
+    let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
+    let (a, c) = (job.section(Section::A), job.section(Section::C));
+    let standardized = !input.mean.is_empty();
+    let laplacian = matches!(kernel, Kernel::Laplacian { .. });
+    // RBF: kernel value 2^-w_i, w_i = gamma log2(e) (‖x‖² + ‖z_i‖² - 2 x'z_i).
+    let (rbf, gl) = match *kernel {
+        Kernel::Rbf { gamma } => (true, gamma * core::f32::consts::LOG2_E),
+        _ => (false, 0.0),
+    };
+    let (w0, g1, g2) = (gl * sq_norm, gl, 2.0 * gl);
+    let full0 = k >= GROUP;
+    let mut y0 = [0.0f32; GROUP];
+    let mut ck = 0.0f32;
+    let mut p = start;
+    while p < m {
+        if rbf && p + TILE <= m {
+            // SAFETY: the tile covers the points p..p + 4 <= m: their rows
+            // (4·d floats from p·d) lie in `points` (m·d), their norms and c
+            // (p..p + 4) in `norms` and `c` (m), and their rows of A (k floats
+            // from (p + i)·k) in `a` (m·k); the group loads read columns
+            // g..g + 4 with g + 4 <= k, the tail loop columns below k. `x` has d
+            // floats, `mean`/`inv_std` d when standardised.
+            unsafe {
+                let z = points.as_ptr().add(p * d);
+                let dots = if standardized {
+                    dot4::<true>(
+                        input.x.as_ptr(),
+                        input.mean.as_ptr(),
+                        input.inv_std.as_ptr(),
+                        d,
+                        z,
+                    )
                 } else {
-                    0.0
+                    dot4::<false>(input.x.as_ptr(), input.x.as_ptr(), input.x.as_ptr(), d, z)
+                };
+                let np = norms.as_ptr().add(p);
+                let cp = c.as_ptr().add(p);
+                let ap = a.as_ptr().add(p * k);
+                for (i, &dot) in dots.iter().enumerate() {
+                    let kv = fastmath::exp2_neg((w0 + g1 * *np.add(i)) - g2 * dot);
+                    ck += kv * *cp.add(i);
+                    let mut row = ap.add(i * k);
+                    let mut g = 0;
+                    if full0 {
+                        let r = load4(&mut row);
+                        y0[0] += kv * r[0];
+                        y0[1] += kv * r[1];
+                        y0[2] += kv * r[2];
+                        y0[3] += kv * r[3];
+                        g = GROUP;
+                    }
+                    while g < k {
+                        if let Some(yl) = y.get_mut(g) {
+                            *yl += kv * *row;
+                        }
+                        row = row.add(1);
+                        g += 1;
+                    }
                 }
             }
-        }
-    }
-
-    /// Kernel values of the stored points `start .. start + out.len()` with `input`.
-    #[inline(never)]
-    fn kernel_block(&self, input: &Input<'_>, start: usize, out: &mut [f32]) {
-        let d = self.dim;
-        if d == 0 {
-            return;
-        }
-        let n = out.len();
-        let rows = self.points.get(start * d..(start + n) * d).unwrap_or(&[]);
-        let norms = self.point_sq_norms.get(start..start + n).unwrap_or(&[]);
-        if let Kernel::Laplacian { gamma } = self.kernel {
-            for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
-                *o = fastmath::exp_neg(gamma * input.l1(z));
-            }
-            return;
-        }
-        if let Ok(full) = <&mut [f32; BLOCK]>::try_from(&mut *out) {
-            *full = block_dots(input, rows);
+            p += TILE;
         } else {
-            for (o, z) in out.iter_mut().zip(rows.chunks_exact(d)) {
-                *o = input.dot(z);
+            let z = points.get(p * d..(p + 1) * d).unwrap_or(&[]);
+            let mut v = [input.pre_one(z, laplacian)];
+            map_values(kernel, sq_norm, &mut v, norms.get(p..p + 1).unwrap_or(&[]));
+            let kv = v[0];
+            ck += kv * c.get(p).copied().unwrap_or(0.0);
+            let row = a.get(p * k..(p + 1) * k).unwrap_or(&[]);
+            for (yl, &al) in y.iter_mut().zip(row) {
+                *yl += kv * al;
             }
-        }
-        let xn = input.sq_norm;
-        match self.kernel {
-            Kernel::Rbf { gamma } => {
-                for (o, &zn) in out.iter_mut().zip(norms) {
-                    *o = fastmath::exp_neg(gamma * (xn + zn - 2.0 * *o));
-                }
-            }
-            Kernel::Polynomial {
-                gamma,
-                degree,
-                coef0,
-            } => {
-                for o in out.iter_mut() {
-                    *o = powi(gamma * *o + coef0, degree);
-                }
-            }
-            Kernel::Sigmoid { gamma, coef0 } => {
-                for o in out.iter_mut() {
-                    *o = fastmath::tanh(gamma * *o + coef0);
-                }
-            }
-            Kernel::Cosine => {
-                for (o, &zn) in out.iter_mut().zip(norms) {
-                    *o = cosine(*o, xn, zn);
-                }
-            }
-            Kernel::Linear | Kernel::Laplacian { .. } => {}
+            p += 1;
         }
     }
+    if full0 {
+        for (yl, v) in y.iter_mut().zip(y0) {
+            *yl += v;
+        }
+    }
+    ck
+}
 
-    /// Coordinates y (first k entries of the staging array) and c'k_x.
-    ///
-    /// Stored points are taken [`SPAN`] at a time: their kernel values are
-    /// computed into a small buffer (for RBF: inner products in register tiles,
-    /// then one tight loop for the exponentials), then c'k_x and the k
-    /// coordinates are accumulated from it.
-    fn coordinates(&self, input: &Input<'_>, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
-        let k = self.n_components;
-        let d = self.dim;
-        let mut ck = 0.0f32;
-        let mut kv = [0.0f32; SPAN];
-        let mut start = 0;
-        while start < self.n_points {
-            let n = (self.n_points - start).min(SPAN);
-            let span = kv.get_mut(..n).unwrap_or(&mut []);
-            let c_span = self.c.get(start..start + n).unwrap_or(&[]);
-            if let Kernel::Rbf { gamma } = self.kernel {
-                let rows = self.points.get(start * d..(start + n) * d).unwrap_or(&[]);
-                let norms = self.point_sq_norms.get(start..start + n).unwrap_or(&[]);
-                span_dots(input, rows, span);
-                ck += rbf_values(span, norms, c_span, gamma, input.sq_norm);
+/// c'k_x (returned) and A'k_x (added into `y`) of an RBF model with d <= W, for
+/// the stored points 0..n.
+///
+/// The input (standardised, zero-padded to W) stays in registers; each point
+/// costs W loads and multiply-adds for x'z (the padding multiplies the first
+/// W - d floats of the next row by 0), one exponential, c'k, and four loads and
+/// multiply-adds for the (at most 4) components in registers (for k < 4 the
+/// four floats run into the next row of A and the extra sums are dropped).
+/// Returns 0 and does nothing unless k <= 4 and W floats from the start of row
+/// n - 1 of the points and 4 from row n - 1 of A are inside the model.
+///
+/// `w` is (gamma log2(e) ‖x‖², gamma log2(e), 2 gamma log2(e)).
+#[inline(never)]
+#[allow(unsafe_code)]
+fn rbf_small<const W: usize>(
+    job: &Job<'_>,
+    xs: &[f32; W],
+    w: (f32, f32, f32),
+    n: usize,
+    y: &mut [f32; MAX_COMPONENTS],
+) -> f32 {
+    let (d, k) = (job.d, job.k);
+    let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
+    let (a, c) = (job.section(Section::A), job.section(Section::C));
+    let (w0, g1, g2) = w;
+    let xs = *xs;
+    if n == 0
+        || k > GROUP
+        || n > norms.len()
+        || n > c.len()
+        || (n - 1) * d + W > points.len()
+        || (n - 1) * k + GROUP > a.len()
+    {
+        return 0.0;
+    }
+    let mut y0 = [0.0f32; GROUP];
+    let mut ck = 0.0f32;
+    let mut zp = points.as_ptr();
+    let mut ap = a.as_ptr();
+    let mut np = norms.as_ptr();
+    let mut cp = c.as_ptr();
+    // SAFETY: at point p < n: zp = points + p·d with p·d + W <= (n - 1)·d + W <=
+    // points.len(), ap = a + p·k with p·k + 4 <= (n - 1)·k + 4 <= a.len(), np
+    // and cp are norms + p and c + p with p < n <= their lengths (all checked
+    // above).
+    unsafe {
+        for _ in 0..n {
+            let mut dot = xs[0] * *zp;
+            for (j, &xj) in xs.iter().enumerate().skip(1) {
+                dot += xj * *zp.add(j);
+            }
+            let kv = fastmath::exp2_neg((w0 + g1 * *np) - g2 * dot);
+            ck += kv * *cp;
+            y0[0] += kv * *ap;
+            y0[1] += kv * *ap.add(1);
+            y0[2] += kv * *ap.add(2);
+            y0[3] += kv * *ap.add(3);
+            zp = zp.add(d);
+            ap = ap.add(k);
+            np = np.add(1);
+            cp = cp.add(1);
+        }
+    }
+    for (yl, v) in y.iter_mut().zip(y0).take(k) {
+        *yl += v;
+    }
+    ck
+}
+
+/// Computes the coordinates (into `out[..k]`, when `out` is given) and, if
+/// `score` is set, the anomaly score of `x` (else returns 0); writes `out` only
+/// when everything is finite.
+///
+/// Errors: [`Error::OutputLength`], [`Error::InputLength`],
+/// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`], in that order.
+#[inline(never)]
+pub(crate) fn evaluate(
+    job: &Job<'_>,
+    x: &[f32],
+    out: Option<&mut [f32]>,
+    score: bool,
+) -> Result<f32, Error> {
+    let (d, k) = (job.d, job.k);
+    if out.as_ref().is_some_and(|o| o.len() < k) {
+        return Err(Error::OutputLength);
+    }
+    if x.len() != d {
+        return Err(Error::InputLength);
+    }
+    let input = Input {
+        x,
+        mean: job.section(Section::Mean),
+        inv_std: job.section(Section::InvStd),
+    };
+    // ‖x'‖², x' for the first 8 features (kept in registers by the small RBF
+    // path), and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
+    // finite x, NaN otherwise).
+    let mut sq_norm = 0.0f32;
+    let mut probe = 0.0f32;
+    let mut xs = [0.0f32; 8];
+    if input.mean.is_empty() {
+        for (j, &xj) in x.iter().enumerate() {
+            sq_norm += xj * xj;
+            probe += xj * 0.0;
+            if let Some(o) = xs.get_mut(j) {
+                *o = xj;
+            }
+        }
+    } else {
+        for (j, ((&xj, &mj), &sj)) in x.iter().zip(input.mean).zip(input.inv_std).enumerate() {
+            let v = (xj - mj) * sj;
+            sq_norm += v * v;
+            probe += xj * 0.0;
+            if let Some(o) = xs.get_mut(j) {
+                *o = v;
+            }
+        }
+    }
+    if probe.is_nan() {
+        return Err(Error::NonFiniteInput);
+    }
+    let kernel = &job.kernel;
+    let mut y = [0.0f32; MAX_COMPONENTS];
+    let mut ck = 0.0f32;
+    let mut start = 0;
+    // RBF with d <= 8 and k <= 4: the input in registers (a specialisation for
+    // 4 and for 8 features, chosen here once per call).
+    if let Kernel::Rbf { gamma } = *kernel {
+        if d <= 8 && k <= GROUP {
+            let g = gamma * core::f32::consts::LOG2_E;
+            let w = (g * sq_norm, g, 2.0 * g);
+            // Points whose W floats from the row start stay inside the points,
+            // and whose 4 floats from the start of their row of A inside A.
+            let w_len = if d <= 4 { 4 } else { 8 };
+            let rows = |len: usize, step: usize, need: usize| {
+                len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
+            };
+            let n = rows(job.m * d, d, w_len).min(rows(job.m * k, k, GROUP));
+            ck = if w_len == 4 {
+                let x4 = [xs[0], xs[1], xs[2], xs[3]];
+                rbf_small::<4>(job, &x4, w, n, &mut y)
             } else {
-                self.kernel_block(input, start, span);
-                for (&kvi, &ci) in span.iter().zip(c_span) {
-                    ck += kvi * ci;
-                }
-            }
-            let a_rows = self.a.get(start * k..(start + n) * k).unwrap_or(&[]);
-            accumulate(span, a_rows, k, y);
-            start += n;
+                rbf_small::<8>(job, &xs, w, n, &mut y)
+            };
+            start = n;
         }
-        for (yl, bl) in y.iter_mut().zip(self.b) {
-            *yl += bl;
-        }
-        ck
     }
-
-    /// Computes coordinates and, if `score` is set, the anomaly score; writes `out`
-    /// only when everything is finite.
-    fn evaluate(&self, x: &[f32], out: &mut [f32], score: bool) -> Result<f32, Error> {
-        let k = self.n_components;
-        if out.len() < k {
-            return Err(Error::OutputLength);
-        }
-        let input = self.prepare(x)?;
-        let mut y = [0.0f32; MAX_COMPONENTS];
-        let ck = self.coordinates(&input, &mut y);
-        let y = y.get(..k).unwrap_or(&[]);
-        let mut finite = true;
-        let mut sum_sq = 0.0f32;
-        for v in y {
-            finite &= v.is_finite();
-            sum_sq += v * v;
-        }
-        let e = if score {
-            self.self_kernel(&input) - 2.0 * ck + self.s - sum_sq
-        } else {
-            0.0
-        };
-        if !finite || !e.is_finite() {
-            return Err(Error::NonFiniteResult);
-        }
-        for (o, v) in out.iter_mut().zip(y) {
+    if start < job.m {
+        ck += accumulate(job, &input, sq_norm, &mut y, start);
+    }
+    let y = y.get_mut(..k).unwrap_or(&mut []);
+    let mut sum_sq = 0.0f32;
+    probe = 0.0;
+    for (yl, &bl) in y.iter_mut().zip(job.section(Section::B)) {
+        *yl += bl;
+        sum_sq += *yl * *yl;
+        probe += *yl * 0.0;
+    }
+    let e = if score {
+        self_kernel(kernel, sq_norm) - 2.0 * ck + job.s - sum_sq
+    } else {
+        0.0
+    };
+    if probe.is_nan() || !e.is_finite() {
+        return Err(Error::NonFiniteResult);
+    }
+    if let Some(out) = out {
+        for (o, v) in out.iter_mut().zip(y.iter()) {
             *o = *v;
         }
-        Ok(e)
     }
+    Ok(e)
+}
 
+/// Checks a batch of row-major vectors for `job` and returns the number of rows.
+fn batch_rows(job: &Job<'_>, xs: &[f32], out_len: usize, per_row: usize) -> Result<usize, Error> {
+    let rows = xs.len() / job.d;
+    if !xs.len().is_multiple_of(job.d) {
+        return Err(Error::BatchLength);
+    }
+    if out_len < rows.saturating_mul(per_row) {
+        return Err(Error::OutputLength);
+    }
+    if !xs.iter().all(|v| v.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    Ok(rows)
+}
+
+/// Projects each row of `xs` into the rows of `out` (see [`ModelRef::project_batch`]).
+pub(crate) fn project_batch(job: &Job<'_>, xs: &[f32], out: &mut [f32]) -> Result<usize, Error> {
+    let rows = batch_rows(job, xs, out.len(), job.k)?;
+    for (x, o) in xs.chunks_exact(job.d).zip(out.chunks_exact_mut(job.k)) {
+        evaluate(job, x, Some(o), false)?;
+    }
+    Ok(rows)
+}
+
+/// Scores each row of `xs` into `scores` (see [`ModelRef::anomaly_score_batch`]).
+pub(crate) fn score_batch(job: &Job<'_>, xs: &[f32], scores: &mut [f32]) -> Result<usize, Error> {
+    let rows = batch_rows(job, xs, scores.len(), 1)?;
+    for (x, s) in xs.chunks_exact(job.d).zip(scores.iter_mut()) {
+        *s = evaluate(job, x, None, true)?;
+    }
+    Ok(rows)
+}
+
+impl ModelRef<'_> {
     /// The k kernel-PCA coordinates of `x` (length d) into `out[..k]`.
     ///
     /// Errors: [`Error::InputLength`], [`Error::OutputLength`] (`out` shorter than k),
     /// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`]. `out` is written only on success.
     pub fn project(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
-        self.evaluate(x, out, false).map(|_| ())
+        evaluate(&Job::of(self)?, x, Some(out), false).map(|_| ())
     }
 
     /// The anomaly score e(x): the squared distance in feature space between
     /// phi(x) and its reconstruction from the k components (DESIGN.md section 2).
     pub fn anomaly_score(&self, x: &[f32]) -> Result<f32, Error> {
-        let mut y = [0.0f32; MAX_COMPONENTS];
-        self.evaluate(x, &mut y, true)
+        evaluate(&Job::of(self)?, x, None, true)
     }
 
     /// Coordinates into `out[..k]` and the anomaly score, in one pass.
     pub fn project_and_score(&self, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
-        self.evaluate(x, out, true)
+        evaluate(&Job::of(self)?, x, Some(out), true)
     }
 
     /// Whether the anomaly score of `x` exceeds the stored threshold.
@@ -404,46 +678,145 @@ impl ModelRef<'_> {
         Ok(self.anomaly_score(x)? > self.threshold)
     }
 
-    /// Checks a batch of row-major vectors and returns the number of rows.
-    fn batch_rows(&self, xs: &[f32], out_len: usize, per_row: usize) -> Result<usize, Error> {
-        if self.dim == 0 || self.n_components == 0 {
-            return Err(Error::ZeroDimension);
-        }
-        let rows = xs.len() / self.dim;
-        if !xs.len().is_multiple_of(self.dim) {
-            return Err(Error::BatchLength);
-        }
-        if out_len < rows.saturating_mul(per_row) {
-            return Err(Error::OutputLength);
-        }
-        if !xs.iter().all(|v| v.is_finite()) {
-            return Err(Error::NonFiniteInput);
-        }
-        Ok(rows)
-    }
-
     /// Projects each row of `xs` (row-major, n x d) into the rows of `out` (n x k).
     /// All inputs are checked before anything is written; if a result overflows
     /// ([`Error::NonFiniteResult`]) the rows before it have been written.
     /// Returns the number of rows.
     pub fn project_batch(&self, xs: &[f32], out: &mut [f32]) -> Result<usize, Error> {
-        let rows = self.batch_rows(xs, out.len(), self.n_components)?;
-        for (x, o) in xs
-            .chunks_exact(self.dim)
-            .zip(out.chunks_exact_mut(self.n_components))
-        {
-            self.project(x, o)?;
-        }
-        Ok(rows)
+        project_batch(&Job::of(self)?, xs, out)
     }
 
     /// Anomaly scores of each row of `xs` (row-major, n x d) into `scores[..n]`,
     /// with the same checking and writing rules as [`ModelRef::project_batch`].
     pub fn anomaly_score_batch(&self, xs: &[f32], scores: &mut [f32]) -> Result<usize, Error> {
-        let rows = self.batch_rows(xs, scores.len(), 1)?;
-        for (x, s) in xs.chunks_exact(self.dim).zip(scores.iter_mut()) {
-            *s = self.anomaly_score(x)?;
+        score_batch(&Job::of(self)?, xs, scores)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Kernel, ModelParts, ModelRef};
+    use std::vec::Vec;
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         }
-        Ok(rows)
+        fn vec(&mut self, n: usize) -> Vec<f32> {
+            (0..n).map(|_| self.next()).collect()
+        }
+    }
+
+    /// Every path (RBF registers for d <= 8 and k <= 4, RBF tiles, one point at
+    /// a time) against an f64 evaluation, over sizes around the path limits,
+    /// including m < 4 and k < 4 (whose register path reads into the next rows).
+    #[test]
+    fn every_path_matches_f64_around_its_limits() {
+        let mut g = Lcg(7);
+        for kernel in [
+            Kernel::Rbf { gamma: 0.4 },
+            Kernel::Laplacian { gamma: 0.3 },
+            Kernel::Linear,
+        ] {
+            for d in 1..=10 {
+                for m in [1, 2, 3, 4, 5, 7, 9, 13] {
+                    for k in [1, 2, 3, 4, 5] {
+                        for standardized in [false, true] {
+                            let points = g.vec(m * d);
+                            let norms: Vec<f32> = points
+                                .chunks(d)
+                                .map(|z| z.iter().map(|v| v * v).sum())
+                                .collect();
+                            let (a, b, c) = (g.vec(m * k), g.vec(k), g.vec(m));
+                            let (mean, inv_std) = (
+                                g.vec(d),
+                                g.vec(d).iter().map(|v| 1.5 + v).collect::<Vec<_>>(),
+                            );
+                            let eig = std::vec![1.0f32; k];
+                            let view = ModelRef::from_parts(ModelParts {
+                                kernel,
+                                dim: d,
+                                n_components: k,
+                                standardize: standardized.then_some((&mean[..], &inv_std[..])),
+                                points: &points,
+                                point_sq_norms: &norms,
+                                a: &a,
+                                b: &b,
+                                c: &c,
+                                s: 0.3,
+                                eigenvalues: &eig,
+                                threshold: 0.0,
+                            })
+                            .unwrap();
+                            let x = g.vec(d);
+                            let xs: Vec<f64> = (0..d)
+                                .map(|j| {
+                                    if standardized {
+                                        (x[j] as f64 - mean[j] as f64) * inv_std[j] as f64
+                                    } else {
+                                        x[j] as f64
+                                    }
+                                })
+                                .collect();
+                            let kv: Vec<f64> = points
+                                .chunks(d)
+                                .map(|z| {
+                                    let z: Vec<f64> = z.iter().map(|&v| v as f64).collect();
+                                    match kernel {
+                                        Kernel::Rbf { gamma } => (-(gamma as f64)
+                                            * xs.iter()
+                                                .zip(&z)
+                                                .map(|(p, q)| (p - q).powi(2))
+                                                .sum::<f64>())
+                                        .exp(),
+                                        Kernel::Laplacian { gamma } => (-(gamma as f64)
+                                            * xs.iter()
+                                                .zip(&z)
+                                                .map(|(p, q)| (p - q).abs())
+                                                .sum::<f64>())
+                                        .exp(),
+                                        _ => xs.iter().zip(&z).map(|(p, q)| p * q).sum(),
+                                    }
+                                })
+                                .collect();
+                            let mut out = std::vec![0.0f32; k];
+                            let e = view.project_and_score(&x, &mut out).unwrap();
+                            let mut sum_sq = 0.0;
+                            for l in 0..k {
+                                let want = b[l] as f64
+                                    + kv.iter()
+                                        .enumerate()
+                                        .map(|(i, v)| v * a[i * k + l] as f64)
+                                        .sum::<f64>();
+                                sum_sq += want * want;
+                                let scale = 1.0 + kv.iter().map(|v| v.abs()).sum::<f64>();
+                                assert!(
+                                    (out[l] as f64 - want).abs() <= 2e-5 * scale,
+                                    "{kernel:?} d={d} m={m} k={k} std={standardized}: {} vs {want}",
+                                    out[l]
+                                );
+                            }
+                            let kxx = match kernel {
+                                Kernel::Linear => xs.iter().map(|v| v * v).sum(),
+                                _ => 1.0,
+                            };
+                            let ck: f64 = kv.iter().zip(&c).map(|(v, &ci)| v * ci as f64).sum();
+                            let want_e = kxx - 2.0 * ck + 0.3 - sum_sq;
+                            let scale =
+                                1.0 + kxx.abs() + kv.iter().map(|v| v.abs()).sum::<f64>().powi(2);
+                            assert!(
+                                (e as f64 - want_e).abs() <= 2e-5 * scale,
+                                "score {e} vs {want_e}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
