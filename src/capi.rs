@@ -276,6 +276,7 @@ impl kpca_model {
     /// # Safety
     /// `self` must have been filled by `kpca_model_from_bytes` and not modified,
     /// and the blob it points into must still be valid and unchanged.
+    #[inline(always)]
     unsafe fn job(&self) -> Result<Job<'_>, Error> {
         if self.magic != MODEL_MAGIC {
             return Err(Error::ModelNotLoaded);

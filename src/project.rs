@@ -349,7 +349,8 @@ fn self_kernel(kernel: &Kernel, sq_norm: f32) -> f32 {
 
 /// c'k_x (returned) and A'k_x (added into `y`) over the stored points
 /// `start..m` (see the module docs: RBF tiles of four, else one point at a time).
-#[inline(always)]
+/// Out of line, so that its frame is only on the stack when it runs.
+#[inline(never)]
 #[allow(unsafe_code)]
 fn accumulate(
     job: &Job<'_>,
