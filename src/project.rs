@@ -104,6 +104,7 @@ impl<'a> Job<'a> {
     /// Each pointer must be valid for reads of its section's length (listed on
     /// [`Job`]) for `'a`, the memory unchanged meanwhile; `mean` NULL means no
     /// standardisation (then `inv_std` is not read).
+    #[cfg(feature = "capi")]
     #[allow(clippy::too_many_arguments, unsafe_code)]
     pub(crate) unsafe fn from_raw(
         kernel: Kernel,
