@@ -177,8 +177,6 @@ typedef struct kpca_model {
   const float *eigenvalues;
 } kpca_model;
 
-
-
 /**
  * Success.
  */

@@ -22,21 +22,31 @@
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+/// cbindgen:ignore
 pub mod crc32;
+/// cbindgen:ignore
 pub mod error;
+/// cbindgen:ignore
 pub mod fastmath;
+/// cbindgen:ignore
 pub mod format;
+/// cbindgen:ignore
 pub mod kernel;
+/// cbindgen:ignore
 pub mod model;
+/// cbindgen:ignore
 pub mod owned;
+/// cbindgen:ignore
 mod project;
 
 #[cfg(feature = "capi")]
 pub mod capi;
 
+/// cbindgen:ignore
 #[cfg(feature = "std")]
 pub mod fit;
 
+/// cbindgen:ignore
 #[cfg(feature = "cli")]
 pub mod cli;
 

@@ -91,12 +91,9 @@ fn run_example(blob: &[u8], csv: &str, tag: &str) -> (i32, String, String) {
         .spawn()
         .unwrap();
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(csv.as_bytes())
-        .unwrap();
+    // The program may stop reading early (a bad model, a bad row): a broken
+    // pipe here is part of the behaviour under test, not a test failure.
+    let _ = child.stdin.take().unwrap().write_all(csv.as_bytes());
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
