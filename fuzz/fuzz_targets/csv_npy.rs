@@ -1,0 +1,70 @@
+//! Arbitrary bytes through the `kpca` command's table reader
+//! (`kpca::cli::table::parse_table`: CSV, or NPY when the bytes start with the
+//! NPY magic), as f64 and as f32, and once more with the NPY magic put in front
+//! so that every input also reaches the NPY header parser. A table that is read
+//! must be rectangular, non-empty and finite; an error must name the file.
+#![no_main]
+
+use kpca::cli::table::{parse_table, Scalar, Table};
+use libfuzzer_sys::fuzz_target;
+
+const NAME: &str = "fuzz-input";
+
+fn check<T: Scalar>(bytes: &[u8]) -> Option<(usize, usize)> {
+    match parse_table::<T>(bytes, NAME) {
+        Ok(t) => {
+            let t: Table<T> = t;
+            assert!(t.n_cols > 0, "zero columns");
+            assert!(t.n_rows() > 0, "zero rows");
+            assert_eq!(t.values.len(), t.n_rows() * t.n_cols, "not rectangular");
+            assert!(t.values.iter().all(|v| v.finite()), "non-finite value read");
+            assert_eq!(t.rows().count(), t.n_rows());
+            if let Some(h) = &t.header {
+                assert_eq!(h.len(), t.n_cols, "header width");
+            }
+            assert_eq!(t.name, NAME);
+            Some((t.n_rows(), t.n_cols))
+        }
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(msg.starts_with(NAME), "error does not name the file: {msg}");
+            assert_eq!(e.exit_code(), 1, "bad data is bad input (exit 1): {msg}");
+            None
+        }
+    }
+}
+
+/// Known bug (reported with the fuzz results in TESTING.md): an NPY file of
+/// version 2 or 3 declares its header length as a u32, and `parse_npy` hands
+/// the bytes to `npyz::NpyFile::new`, which allocates that length (up to 4 GiB)
+/// before reading it: an 18-byte file makes the reader allocate 4 GiB, which
+/// aborts the command under a memory limit. Such inputs are skipped while this
+/// is true, so the rest of the reader is still fuzzed; set it to false once
+/// `parse_npy` checks the declared length against the input.
+const SKIP_OVERLONG_NPY_HEADER: bool = true;
+
+fn overlong_npy_header(b: &[u8]) -> bool {
+    let declared = match (b.get(6), b.get(8..12)) {
+        (Some(1), _) | (None, _) | (_, None) => return false,
+        (Some(_), Some(l)) => u32::from_le_bytes([l[0], l[1], l[2], l[3]]),
+    };
+    b.starts_with(b"\x93NUMPY") && declared as usize > b.len()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let prefixed = [&b"\x93NUMPY"[..], data].concat();
+    if SKIP_OVERLONG_NPY_HEADER && (overlong_npy_header(data) || overlong_npy_header(&prefixed)) {
+        return;
+    }
+    let wide = check::<f64>(data);
+    let narrow = check::<f32>(data);
+    // Whatever reads as f32 reads as f64 with the same shape (f32 only adds
+    // range errors).
+    if let Some(shape) = narrow {
+        assert_eq!(wide, Some(shape), "f32 read but f64 did not");
+    }
+    if !data.starts_with(b"\x93NUMPY") {
+        check::<f64>(&prefixed);
+        check::<f32>(&prefixed);
+    }
+});
