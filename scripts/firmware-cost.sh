@@ -45,8 +45,9 @@ for m in $ms; do for d in $ds; do
   cargo run -q --example bench_model -- rbf "$m" "$d" 4 "$dir"
   for op in 1 2 3; do for calls in 0 $N; do
     arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
-      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm
+      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
   done; done
+  wait
   log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_3_0.elf" 2>&1 </dev/null)
   echo "$log" | grep -q "self-check ok" || { echo "self-check failed for m=$m d=$d: $log" >&2; exit 1; }
   sp=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p')
@@ -61,6 +62,24 @@ for m in $ms; do for d in $ds; do
 | $m | $d | 4 | $p | $s | $b | $ratio | $sratio | $lb | $sp / $sb |"
 done; done
 
+# Every kernel at m=128, d=8, k=4: instructions per kpca_project and
+# kpca_anomaly_score call (the firmware's self-check against the host runs too).
+ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score (instr.) |
+|---|---|---|"
+for kern in linear poly rbf laplacian sigmoid cosine; do
+  dir=$out/kernel_$kern
+  cargo run -q --example bench_model -- "$kern" 128 8 4 "$dir"
+  for op in 1 2; do for calls in 0 $N; do
+    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
+      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
+  done; done
+  wait
+  p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
+  s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
+  ktable="$ktable
+| $kern | $p | $s |"
+done
+
 # Flash: a firmware that loads, projects and scores, with and without the library calls.
 dir=$out/flash
 cargo run -q --example bench_model -- rbf 128 8 4 "$dir"
@@ -73,4 +92,7 @@ f0=$(flash "$dir/flash_0.elf"); f1=$(flash "$dir/flash_1.elf")
 table="$table
 
 Flash added by the library (load + project + score, every kernel available; text+rodata, model data excluded): $((f1 - f0)) bytes."
+table="$table
+
+$ktable"
 echo "$table" | tee "$root/build/firmware-cost.md"

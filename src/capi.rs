@@ -15,11 +15,11 @@
 #![allow(unsafe_code)]
 
 use crate::error::Error;
-use crate::format::FORMAT_VERSION;
-use crate::kernel::{Kernel, KernelId};
-use crate::model::{check_dims, ModelRef};
+use crate::format::{load, FORMAT_VERSION};
+use crate::kernel::KernelId;
 use crate::project::{evaluate, project_batch, score_batch, Job};
 use core::ffi::c_char;
+use core::mem::{align_of, offset_of, size_of};
 
 /// Result of every fallible call: 0 is success, each failure has its own code.
 /// A fixed-width integer, so `-fshort-enums` builds agree on its size.
@@ -107,7 +107,7 @@ pub const KPCA_KERNEL_SIGMOID: u32 = 4;
 pub const KPCA_KERNEL_COSINE: u32 = 5;
 
 /// Value of `kpca_model.magic` once a model is loaded.
-const MODEL_MAGIC: u32 = 0x4B50_4341;
+const MODEL_MAGIC: u32 = crate::project::LOADED;
 
 /// A loaded model: sizes, kernel parameters and pointers into the blob.
 ///
@@ -236,77 +236,47 @@ unsafe fn write_out<T>(ptr: *mut T, value: T) -> Result<(), Error> {
     Ok(())
 }
 
-impl kpca_model {
-    fn from_view(view: &ModelRef<'_>) -> kpca_model {
-        let (gamma, degree, coef0) = view.kernel.params();
-        let ptr = |s: &[f32]| {
-            if s.is_empty() {
-                core::ptr::null()
-            } else {
-                s.as_ptr()
-            }
-        };
-        let as_u32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        kpca_model {
-            magic: MODEL_MAGIC,
-            kernel: view.kernel.id() as u32,
-            dim: as_u32(view.dim),
-            n_points: as_u32(view.n_points),
-            n_components: as_u32(view.n_components),
-            degree,
-            gamma,
-            coef0,
-            threshold: view.threshold,
-            s: view.s,
-            mean: ptr(view.mean),
-            inv_std: ptr(view.inv_std),
-            points: view.points.as_ptr(),
-            point_sq_norms: view.point_sq_norms.as_ptr(),
-            a: view.a.as_ptr(),
-            b: view.b.as_ptr(),
-            c: view.c.as_ptr(),
-            eigenvalues: view.eigenvalues.as_ptr(),
-        }
-    }
+// A `kpca_model` is read as the projection's `Job` in place: same layout.
+const _: () = {
+    assert!(size_of::<kpca_model>() == size_of::<Job<'static>>());
+    assert!(align_of::<kpca_model>() == align_of::<Job<'static>>());
+    assert!(offset_of!(kpca_model, magic) == offset_of!(Job<'static>, magic));
+    assert!(offset_of!(kpca_model, kernel) == offset_of!(Job<'static>, kernel));
+    assert!(offset_of!(kpca_model, dim) == offset_of!(Job<'static>, dim));
+    assert!(offset_of!(kpca_model, n_points) == offset_of!(Job<'static>, n_points));
+    assert!(offset_of!(kpca_model, n_components) == offset_of!(Job<'static>, n_components));
+    assert!(offset_of!(kpca_model, degree) == offset_of!(Job<'static>, degree));
+    assert!(offset_of!(kpca_model, gamma) == offset_of!(Job<'static>, gamma));
+    assert!(offset_of!(kpca_model, coef0) == offset_of!(Job<'static>, coef0));
+    assert!(offset_of!(kpca_model, threshold) == offset_of!(Job<'static>, threshold));
+    assert!(offset_of!(kpca_model, s) == offset_of!(Job<'static>, s));
+    assert!(offset_of!(kpca_model, mean) == offset_of!(Job<'static>, mean));
+    assert!(offset_of!(kpca_model, inv_std) == offset_of!(Job<'static>, inv_std));
+    assert!(offset_of!(kpca_model, points) == offset_of!(Job<'static>, points));
+    assert!(offset_of!(kpca_model, point_sq_norms) == offset_of!(Job<'static>, norms));
+    assert!(offset_of!(kpca_model, a) == offset_of!(Job<'static>, a));
+    assert!(offset_of!(kpca_model, b) == offset_of!(Job<'static>, b));
+    assert!(offset_of!(kpca_model, c) == offset_of!(Job<'static>, c));
+    assert!(offset_of!(kpca_model, eigenvalues) == offset_of!(Job<'static>, eigenvalues));
+};
 
-    /// The projection job of a loaded model, without re-validating the data:
-    /// only the marker, the sizes, the kernel parameters and the pointers
-    /// (non-NULL, aligned) are checked.
+impl kpca_model {
+    /// The model as the projection's job, in place, after the cheap checks of
+    /// [`Job::check_loaded`] (marker, sizes, kernel id); the data itself was
+    /// validated by the loader and is not re-read.
     ///
     /// # Safety
     /// `self` must have been filled by `kpca_model_from_bytes` and not modified,
     /// and the blob it points into must still be valid and unchanged.
     #[inline(always)]
-    unsafe fn job(&self) -> Result<Job<'_>, Error> {
-        if self.magic != MODEL_MAGIC {
-            return Err(Error::ModelNotLoaded);
-        }
-        let d = self.dim as usize;
-        let m = self.n_points as usize;
-        let k = self.n_components as usize;
-        check_dims(d, m, k).map_err(|_| Error::ModelNotLoaded)?;
-        let id = u16::try_from(self.kernel).map_err(|_| Error::UnknownKernel)?;
-        let kernel =
-            Kernel::from_parts(KernelId::try_from(id)?, self.gamma, self.degree, self.coef0)?;
-        // SAFETY: the loader set every pointer to a section of the blob with the
-        // lengths `Job` requires for these sizes (re-checked above), and the caller
-        // keeps the blob valid and unchanged.
-        unsafe {
-            Job::from_raw(
-                kernel,
-                (d, m, k),
-                self.s,
-                [
-                    self.points,
-                    self.point_sq_norms,
-                    self.a,
-                    self.b,
-                    self.c,
-                    self.mean,
-                    self.inv_std,
-                ],
-            )
-        }
+    unsafe fn job(&self) -> Result<&Job<'_>, Error> {
+        // SAFETY: `Job` has the layout of `kpca_model` (asserted above) and every
+        // bit pattern of its fields is valid; the reference borrows `self`.
+        let job = unsafe { &*(self as *const kpca_model).cast::<Job<'_>>() };
+        job.check_loaded()?;
+        // The caller's contract (filled by the loader, blob unchanged) gives the
+        // rest of the invariant of `Job`.
+        Ok(job)
     }
 }
 
@@ -349,9 +319,10 @@ pub unsafe extern "C" fn kpca_model_from_bytes(
         }
         // SAFETY: caller contract on `blob`.
         let bytes = unsafe { slice_in(blob, len) }?;
-        let view = ModelRef::from_bytes(bytes)?;
-        // SAFETY: caller contract on `model`; non-NULL checked above.
-        unsafe { write_out(model, kpca_model::from_view(&view)) }
+        let job = load(bytes)?;
+        // SAFETY: caller contract on `model` (non-NULL checked above); `Job` has
+        // the layout of `kpca_model` (asserted above).
+        unsafe { write_out(model.cast::<Job<'_>>(), job) }
     })
 }
 
@@ -371,7 +342,7 @@ unsafe fn with_input<R>(
     let job = unsafe { model.job() }?;
     // SAFETY: caller contract on `x`.
     let x = unsafe { slice_in(x, x_len) }?;
-    body(model, &job, x)
+    body(model, job, x)
 }
 
 /// Computes the k kernel-PCA coordinates of `x` (`x_len` = d floats) into

@@ -25,8 +25,10 @@
 
 use crate::crc32::crc32;
 use crate::error::Error;
-use crate::kernel::{Kernel, KernelId};
-use crate::model::{check_dims, ModelParts, ModelRef};
+use crate::kernel::{check_params, Kernel, KernelId};
+use crate::model::{check_consistency, check_dims, ModelRef};
+use crate::project::{to_usize, Job, Section, LOADED};
+use core::marker::PhantomData;
 
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
@@ -61,26 +63,6 @@ pub fn blob_len_for(
     floats.checked_mul(4)?.checked_add(HEADER_LEN + CRC_LEN)
 }
 
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    bytes
-        .get(at..at + 2)
-        .and_then(|s| s.try_into().ok())
-        .map(u16::from_le_bytes)
-        .unwrap_or(0)
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    bytes
-        .get(at..at + 4)
-        .and_then(|s| s.try_into().ok())
-        .map(u32::from_le_bytes)
-        .unwrap_or(0)
-}
-
-fn f32_at(bytes: &[u8], at: usize) -> f32 {
-    f32::from_bits(u32_at(bytes, at))
-}
-
 /// Reinterprets a 4-byte-aligned byte slice whose length is a multiple of 4 as f32s.
 #[allow(unsafe_code)]
 fn as_f32s(bytes: &[u8]) -> Result<&[f32], Error> {
@@ -99,12 +81,110 @@ fn as_f32s(bytes: &[u8]) -> Result<&[f32], Error> {
 
 /// Splits the first `n` floats off `rest`.
 fn take<'a>(rest: &mut &'a [f32], n: usize) -> Result<&'a [f32], Error> {
-    if n > rest.len() {
-        return Err(Error::LengthMismatch);
-    }
-    let (head, tail) = rest.split_at(n);
+    let (head, tail) = rest.split_at_checked(n).ok_or(Error::LengthMismatch)?;
     *rest = tail;
     Ok(head)
+}
+
+/// Reads a model blob in place and validates it completely (the one loader of
+/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): header, length,
+/// CRC-32, dimensions, kernel, then every number finite (one pass over the
+/// sections, which are contiguous), 1/std > 0, threshold >= 0 and the stored
+/// norms. Returns the model as a [`Job`] (the layout of the C `kpca_model`).
+#[inline]
+pub(crate) fn load(bytes: &[u8]) -> Result<Job<'_>, Error> {
+    let magic = bytes.get(..4).ok_or(Error::Truncated)?;
+    if magic != MAGIC {
+        return Err(Error::BadMagic);
+    }
+    let header: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(Error::Truncated)?;
+    if bytes.len() < HEADER_LEN + CRC_LEN {
+        return Err(Error::Truncated);
+    }
+    let mut words = [0u32; HEADER_LEN / 4];
+    for (w, c) in words.iter_mut().zip(header.chunks_exact(4)) {
+        *w = u32::from_le_bytes(c.try_into().unwrap_or([0; 4]));
+    }
+    let [_, version_bom, hlen_kernel, flags, dim, n_points, n_components, degree, gamma, coef0, threshold, s, total, r0, r1, r2] =
+        words;
+    if version_bom & 0xFFFF != u32::from(FORMAT_VERSION) {
+        return Err(Error::UnsupportedVersion);
+    }
+    if version_bom >> 16 != u32::from(BYTE_ORDER_MARK) || cfg!(target_endian = "big") {
+        return Err(Error::ByteOrder);
+    }
+    if hlen_kernel & 0xFFFF != HEADER_LEN as u32
+        || flags & !FLAG_STANDARDIZED != 0
+        || (r0 | r1 | r2) != 0
+    {
+        return Err(Error::BadHeader);
+    }
+    let total = to_usize(total);
+    if total > bytes.len() {
+        return Err(Error::Truncated);
+    }
+    if total < bytes.len() || total < HEADER_LEN + CRC_LEN {
+        return Err(Error::LengthMismatch);
+    }
+    let (body, crc) = bytes
+        .split_last_chunk::<CRC_LEN>()
+        .ok_or(Error::Truncated)?;
+    if crc32(body) != u32::from_le_bytes(*crc) {
+        return Err(Error::CrcMismatch);
+    }
+    let (d, m, k) = (to_usize(dim), to_usize(n_points), to_usize(n_components));
+    check_dims(d, m, k)?;
+    let kernel = hlen_kernel >> 16;
+    let (gamma, degree, coef0) =
+        check_params(kernel, f32::from_bits(gamma), degree, f32::from_bits(coef0))?;
+    let standardized = flags & FLAG_STANDARDIZED != 0;
+    if blob_len_for(d, m, k, standardized) != Some(total) {
+        return Err(Error::LengthMismatch);
+    }
+    let mut rest = as_f32s(body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
+    let (threshold, s) = (f32::from_bits(threshold), f32::from_bits(s));
+    if !(rest.iter().all(|v| v.is_finite()) && s.is_finite() && threshold.is_finite()) {
+        return Err(Error::NonFiniteModel);
+    }
+    let (mean, inv_std) = if standardized {
+        (take(&mut rest, d)?, take(&mut rest, d)?)
+    } else {
+        (&[][..], &[][..])
+    };
+    let points = take(&mut rest, m.saturating_mul(d))?;
+    let norms = take(&mut rest, m)?;
+    let a = take(&mut rest, m.saturating_mul(k))?;
+    let b = take(&mut rest, k)?;
+    let c = take(&mut rest, m)?;
+    check_consistency(inv_std, threshold, points, norms, d)?;
+    let ptr = |s: &[f32]| {
+        if standardized {
+            s.as_ptr()
+        } else {
+            core::ptr::null()
+        }
+    };
+    Ok(Job {
+        magic: LOADED,
+        kernel,
+        dim,
+        n_points,
+        n_components,
+        degree,
+        gamma,
+        coef0,
+        threshold,
+        s,
+        mean: ptr(mean),
+        inv_std: ptr(inv_std),
+        points: points.as_ptr(),
+        norms: norms.as_ptr(),
+        a: a.as_ptr(),
+        b: b.as_ptr(),
+        c: c.as_ptr(),
+        eigenvalues: rest.as_ptr(),
+        _model: PhantomData,
+    })
 }
 
 impl<'a> ModelRef<'a> {
@@ -112,80 +192,25 @@ impl<'a> ModelRef<'a> {
     /// length, CRC-32, dimensions, kernel, finiteness and consistency. `bytes`
     /// must be exactly the blob, starting at a 4-byte-aligned address.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<ModelRef<'a>, Error> {
-        let magic = bytes.get(..4).ok_or(Error::Truncated)?;
-        if magic != MAGIC {
-            return Err(Error::BadMagic);
-        }
-        if bytes.len() < HEADER_LEN + CRC_LEN {
-            return Err(Error::Truncated);
-        }
-        if u16_at(bytes, 4) != FORMAT_VERSION {
-            return Err(Error::UnsupportedVersion);
-        }
-        if u16_at(bytes, 6) != BYTE_ORDER_MARK || cfg!(target_endian = "big") {
-            return Err(Error::ByteOrder);
-        }
-        let flags = u32_at(bytes, 12);
-        let reserved_zero =
-            u32_at(bytes, 52) == 0 && u32_at(bytes, 56) == 0 && u32_at(bytes, 60) == 0;
-        if usize::from(u16_at(bytes, 8)) != HEADER_LEN
-            || flags & !FLAG_STANDARDIZED != 0
-            || !reserved_zero
-        {
-            return Err(Error::BadHeader);
-        }
-        let total = usize::try_from(u32_at(bytes, 48)).map_err(|_| Error::LengthMismatch)?;
-        if total > bytes.len() {
-            return Err(Error::Truncated);
-        }
-        if total < bytes.len() || total < HEADER_LEN + CRC_LEN {
-            return Err(Error::LengthMismatch);
-        }
-        let (body, crc) = bytes.split_at(total - CRC_LEN);
-        if crc32(body) != u32_at(crc, 0) {
-            return Err(Error::CrcMismatch);
-        }
-        let to_usize = |v: u32| usize::try_from(v).unwrap_or(usize::MAX);
-        let dim = to_usize(u32_at(bytes, 16));
-        let n_points = to_usize(u32_at(bytes, 20));
-        let n_components = to_usize(u32_at(bytes, 24));
-        check_dims(dim, n_points, n_components)?;
-        let kernel_id = KernelId::try_from(u16_at(bytes, 10))?;
-        let kernel = Kernel::from_parts(
-            kernel_id,
-            f32_at(bytes, 32),
-            u32_at(bytes, 28),
-            f32_at(bytes, 36),
-        )?;
-        let standardized = flags & FLAG_STANDARDIZED != 0;
-        if blob_len_for(dim, n_points, n_components, standardized) != Some(total) {
-            return Err(Error::LengthMismatch);
-        }
-        let mut rest = as_f32s(body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
-        let standardize = if standardized {
-            Some((take(&mut rest, dim)?, take(&mut rest, dim)?))
-        } else {
-            None
-        };
-        let points = take(&mut rest, n_points.saturating_mul(dim))?;
-        let point_sq_norms = take(&mut rest, n_points)?;
-        let a = take(&mut rest, n_points.saturating_mul(n_components))?;
-        let b = take(&mut rest, n_components)?;
-        let c = take(&mut rest, n_points)?;
-        let eigenvalues = take(&mut rest, n_components)?;
-        ModelRef::from_parts(ModelParts {
+        let job = load(bytes)?;
+        let id = u16::try_from(job.kernel).map_err(|_| Error::UnknownKernel)?;
+        let kernel = Kernel::from_parts(KernelId::try_from(id)?, job.gamma, job.degree, job.coef0)?;
+        let (dim, n_points, n_components) = job.dims();
+        Ok(ModelRef {
             kernel,
             dim,
+            n_points,
             n_components,
-            standardize,
-            points,
-            point_sq_norms,
-            a,
-            b,
-            c,
-            s: f32_at(bytes, 44),
-            eigenvalues,
-            threshold: f32_at(bytes, 40),
+            mean: job.section(Section::Mean),
+            inv_std: job.section(Section::InvStd),
+            points: job.section(Section::Points),
+            point_sq_norms: job.section(Section::Norms),
+            a: job.section(Section::A),
+            b: job.section(Section::B),
+            c: job.section(Section::C),
+            s: job.s,
+            eigenvalues: job.section(Section::Eigenvalues),
+            threshold: job.threshold,
         })
     }
 

@@ -114,42 +114,17 @@ impl Kernel {
     /// Builds a kernel from its id and the stored parameter fields, checking them.
     /// Parameters a kernel does not use are ignored.
     pub fn from_parts(id: KernelId, gamma: f32, degree: u32, coef0: f32) -> Result<Kernel, Error> {
-        let check_gamma = || {
-            if gamma.is_finite() && gamma > 0.0 {
-                Ok(gamma)
-            } else {
-                Err(Error::BadKernelParameter)
-            }
-        };
-        let check_coef0 = || {
-            if coef0.is_finite() {
-                Ok(coef0)
-            } else {
-                Err(Error::BadKernelParameter)
-            }
-        };
+        let (gamma, degree, coef0) = check_params(id as u32, gamma, degree, coef0)?;
         Ok(match id {
             KernelId::Linear => Kernel::Linear,
-            KernelId::Polynomial => {
-                if degree == 0 || degree > MAX_DEGREE {
-                    return Err(Error::BadKernelParameter);
-                }
-                Kernel::Polynomial {
-                    gamma: check_gamma()?,
-                    degree,
-                    coef0: check_coef0()?,
-                }
-            }
-            KernelId::Rbf => Kernel::Rbf {
-                gamma: check_gamma()?,
+            KernelId::Polynomial => Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
             },
-            KernelId::Laplacian => Kernel::Laplacian {
-                gamma: check_gamma()?,
-            },
-            KernelId::Sigmoid => Kernel::Sigmoid {
-                gamma: check_gamma()?,
-                coef0: check_coef0()?,
-            },
+            KernelId::Rbf => Kernel::Rbf { gamma },
+            KernelId::Laplacian => Kernel::Laplacian { gamma },
+            KernelId::Sigmoid => Kernel::Sigmoid { gamma, coef0 },
             KernelId::Cosine => Kernel::Cosine,
         })
     }
@@ -202,6 +177,35 @@ impl Kernel {
             }
         }
     }
+}
+
+/// Checks a stored kernel id and the parameters that kernel uses (gamma finite
+/// and > 0; coef0 finite; degree 1..=[`MAX_DEGREE`]) and returns
+/// (gamma, degree, coef0) with the unused ones 0, as [`Kernel::params`].
+/// Errors: [`Error::UnknownKernel`], [`Error::BadKernelParameter`].
+pub(crate) fn check_params(
+    id: u32,
+    gamma: f32,
+    degree: u32,
+    coef0: f32,
+) -> Result<(f32, u32, f32), Error> {
+    if id > KernelId::Cosine as u32 {
+        return Err(Error::UnknownKernel);
+    }
+    // Bit i of each mask: whether kernel id i uses the parameter.
+    let uses = |mask: u32| (mask >> id) & 1 != 0;
+    let (g, dg, c0) = (uses(0b11110), uses(0b00010), uses(0b10010));
+    let ok = (!g || (gamma.is_finite() && gamma > 0.0))
+        && (!dg || (1..=MAX_DEGREE).contains(&degree))
+        && (!c0 || coef0.is_finite());
+    if !ok {
+        return Err(Error::BadKernelParameter);
+    }
+    Ok((
+        if g { gamma } else { 0.0 },
+        if dg { degree } else { 0 },
+        if c0 { coef0 } else { 0.0 },
+    ))
 }
 
 /// x'z / sqrt(‖x‖² ‖z‖²), 0 when either squared norm is 0.

@@ -88,6 +88,33 @@ pub(crate) fn check_dims(dim: usize, n_points: usize, n_components: usize) -> Re
     Ok(())
 }
 
+/// The consistency checks of a model whose numbers are finite: 1/std > 0,
+/// threshold >= 0 ([`Error::InconsistentModel`]), and each stored squared norm
+/// against its point's, recomputed in f32 ([`Error::NonFiniteModel`] if that
+/// overflows, [`Error::InconsistentModel`] if it differs by more than
+/// [`NORM_CHECK_REL_TOL`]).
+pub(crate) fn check_consistency(
+    inv_std: &[f32],
+    threshold: f32,
+    points: &[f32],
+    norms: &[f32],
+    d: usize,
+) -> Result<(), Error> {
+    if inv_std.iter().any(|&v| v <= 0.0) || threshold < 0.0 {
+        return Err(Error::InconsistentModel);
+    }
+    for (z, &stored) in points.chunks_exact(d.max(1)).zip(norms) {
+        let computed: f32 = z.iter().map(|v| v * v).sum();
+        if !computed.is_finite() {
+            return Err(Error::NonFiniteModel);
+        }
+        if libm::fabsf(stored - computed) > NORM_CHECK_REL_TOL * computed + f32::MIN_POSITIVE {
+            return Err(Error::InconsistentModel);
+        }
+    }
+    Ok(())
+}
+
 impl<'a> ModelRef<'a> {
     /// Validates `parts` and returns the view. Checks, in order: dimensions
     /// (non-zero, within maxima), kernel parameters, slice lengths, finiteness,
@@ -129,18 +156,13 @@ impl<'a> ModelRef<'a> {
         if !finite {
             return Err(Error::NonFiniteModel);
         }
-        if inv_std.iter().any(|&v| v <= 0.0) || parts.threshold < 0.0 {
-            return Err(Error::InconsistentModel);
-        }
-        for (z, &stored) in parts.points.chunks_exact(d).zip(parts.point_sq_norms) {
-            let computed: f32 = z.iter().map(|v| v * v).sum();
-            if !computed.is_finite() {
-                return Err(Error::NonFiniteModel);
-            }
-            if libm::fabsf(stored - computed) > NORM_CHECK_REL_TOL * computed + f32::MIN_POSITIVE {
-                return Err(Error::InconsistentModel);
-            }
-        }
+        check_consistency(
+            inv_std,
+            parts.threshold,
+            parts.points,
+            parts.point_sq_norms,
+            d,
+        )?;
         Ok(ModelRef {
             kernel: parts.kernel,
             dim: d,

@@ -1,57 +1,83 @@
 //! The one projection code path: coordinates and anomaly score of a vector.
 //!
 //! Every entry point (the [`ModelRef`] methods and the C ABI) describes the model
-//! as a [`Job`] (sizes, kernel, section pointers) and calls [`evaluate`], which
-//! checks the input, computes ‖x'‖² (x' the input, standardised when the model
-//! standardises) and makes one pass over the stored points:
+//! as a [`Job`] and calls [`evaluate`]. A `Job` has the layout of the C
+//! `kpca_model` (checked at compile time in `capi`), so the C entry points run
+//! on the caller's struct in place. [`evaluate`] checks the input, computes
+//! ‖x'‖² (x' the input, standardised when the model standardises) and makes one
+//! pass over the stored points:
 //!
-//! - RBF models with d <= 8 and k <= 4 (chosen once per call) take
-//!   [`rbf_small`]: x' zero-padded to 4 or 8 floats stays in registers, each
-//!   point costs that many loads and multiply-adds, one exponential
-//!   ([`fastmath::exp2_neg`], log2(e) folded into gamma), c'k, and four
-//!   multiply-adds for the components, which stay in registers.
-//! - Other RBF models take the points in tiles of four ([`dot4`]: inner
-//!   products in registers, x' four features at a time, each stored value loaded
-//!   once), then the exponential, c'k and the components (the first four in
-//!   registers).
-//! - The other kernels, and the few points the paths above leave over, take the
-//!   compact path: one point at a time ([`Input::pre_one`], [`map_values`]).
+//! - RBF models with d <= 8 and k <= 4 take [`rbf_small`]: x' zero-padded to 8
+//!   floats (scaled by -2 gamma log2(e)) stays in registers, each point costs
+//!   eight loads and multiply-adds, one exponential ([`fastmath::exp2_neg`]),
+//!   c'k and four multiply-adds for the components, which stay in registers.
+//! - Everything else (other kernels, larger d or k, and the few points the
+//!   register path leaves over) takes [`accumulate`]: one point at a time, the
+//!   inner product (or L1 distance) with x' standardised on the fly, then
+//!   [`kernel_value`].
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.
 
 use crate::error::Error;
 use crate::fastmath;
-use crate::kernel::{cosine, powi, Kernel};
-use crate::model::{ModelRef, MAX_COMPONENTS};
+use crate::kernel::{cosine, powi, KernelId};
+use crate::model::{check_dims, ModelRef, MAX_COMPONENTS};
 use core::marker::PhantomData;
 
-/// Points per tile (their inner products are accumulated together in registers).
-const TILE: usize = 4;
-/// Components accumulated together.
+/// Components accumulated in registers by the RBF register path.
 const GROUP: usize = 4;
+/// Features held in registers by the RBF register path.
+const W: usize = 8;
 
-/// What the projection reads of a model: sizes, kernel and section pointers.
+/// Value of the `magic` word of a loaded model (`kpca_model.magic`).
+pub(crate) const LOADED: u32 = 0x4B50_4341;
+
+const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
+const RBF: u32 = KernelId::Rbf as u32;
+const LAPLACIAN: u32 = KernelId::Laplacian as u32;
+const SIGMOID: u32 = KernelId::Sigmoid as u32;
+const COSINE: u32 = KernelId::Cosine as u32;
+const LINEAR: u32 = KernelId::Linear as u32;
+
+/// What the projection reads of a model: sizes, kernel and section pointers, in
+/// the layout of the C `kpca_model` (the C ABI reads the caller's struct as a
+/// `Job`).
 ///
-/// Invariant (established by both constructors): for `'a`, `points` is valid for
-/// m·d reads, `norms` and `c` for m, `a` for m·k, `b` for k, and, when `mean` is
-/// non-NULL, `mean` and `inv_std` for d; m·d and m·k do not overflow; d, m, k >= 1
-/// and k <= [`MAX_COMPONENTS`].
+/// Invariant (established by [`Job::of`], by the loader and, for a struct the
+/// loader filled, rechecked by [`Job::check_loaded`]): for `'a`, `points` is
+/// valid for m·d reads, `norms` and `c` for m, `a` for m·k, `b` for k, and, when
+/// `mean` is non-NULL, `mean` and `inv_std` for d; m·d and m·k do not overflow;
+/// d, m, k >= 1, k <= [`MAX_COMPONENTS`]; `kernel` is a [`KernelId`] and the
+/// parameters it uses are valid.
+#[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct Job<'a> {
-    kernel: Kernel,
-    d: usize,
-    m: usize,
-    k: usize,
-    s: f32,
-    points: *const f32,
-    norms: *const f32,
-    a: *const f32,
-    b: *const f32,
-    c: *const f32,
-    mean: *const f32,
-    inv_std: *const f32,
-    _model: PhantomData<&'a [f32]>,
+    pub(crate) magic: u32,
+    pub(crate) kernel: u32,
+    pub(crate) dim: u32,
+    pub(crate) n_points: u32,
+    pub(crate) n_components: u32,
+    pub(crate) degree: u32,
+    pub(crate) gamma: f32,
+    pub(crate) coef0: f32,
+    pub(crate) threshold: f32,
+    pub(crate) s: f32,
+    pub(crate) mean: *const f32,
+    pub(crate) inv_std: *const f32,
+    pub(crate) points: *const f32,
+    pub(crate) norms: *const f32,
+    pub(crate) a: *const f32,
+    pub(crate) b: *const f32,
+    pub(crate) c: *const f32,
+    pub(crate) eigenvalues: *const f32,
+    pub(crate) _model: PhantomData<&'a [f32]>,
+}
+
+/// u32 to usize (lossless on the 32- and 64-bit targets this crate supports).
+#[inline(always)]
+pub(crate) fn to_usize(v: u32) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
 }
 
 impl<'a> Job<'a> {
@@ -61,109 +87,86 @@ impl<'a> Job<'a> {
         let (d, m, k) = (view.dim, view.n_points, view.n_components);
         let std_ok = (view.mean.is_empty() && view.inv_std.is_empty())
             || (view.mean.len() == d && view.inv_std.len() == d);
-        let ok = d > 0
-            && m > 0
-            && k > 0
-            && k <= MAX_COMPONENTS
+        let ok = check_dims(d, m, k).is_ok()
             && std_ok
             && Some(view.points.len()) == m.checked_mul(d)
             && view.point_sq_norms.len() == m
             && Some(view.a.len()) == m.checked_mul(k)
             && view.b.len() == k
-            && view.c.len() == m;
+            && view.c.len() == m
+            && view.kernel.validate().is_ok();
         if !ok {
             return Err(Error::InconsistentModel);
         }
+        let (gamma, degree, coef0) = view.kernel.params();
+        let as_u32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         Ok(Job {
-            kernel: view.kernel,
-            d,
-            m,
-            k,
+            magic: LOADED,
+            kernel: view.kernel.id() as u32,
+            dim: as_u32(d),
+            n_points: as_u32(m),
+            n_components: as_u32(k),
+            degree,
+            gamma,
+            coef0,
+            threshold: view.threshold,
             s: view.s,
-            points: view.points.as_ptr(),
-            norms: view.point_sq_norms.as_ptr(),
-            a: view.a.as_ptr(),
-            b: view.b.as_ptr(),
-            c: view.c.as_ptr(),
             mean: if view.mean.is_empty() {
                 core::ptr::null()
             } else {
                 view.mean.as_ptr()
             },
             inv_std: view.inv_std.as_ptr(),
+            points: view.points.as_ptr(),
+            norms: view.point_sq_norms.as_ptr(),
+            a: view.a.as_ptr(),
+            b: view.b.as_ptr(),
+            c: view.c.as_ptr(),
+            eigenvalues: view.eigenvalues.as_ptr(),
             _model: PhantomData,
         })
     }
 
-    /// A job from raw section pointers (the C ABI's loaded model).
-    ///
-    /// Checks the sizes (non-zero, k within [`MAX_COMPONENTS`], no overflow of
-    /// m·d and m·k) and that the pointers are non-NULL and aligned.
-    ///
-    /// # Safety
-    /// Each pointer must be valid for reads of its section's length (listed on
-    /// [`Job`]) for `'a`, the memory unchanged meanwhile; `mean` NULL means no
-    /// standardisation (then `inv_std` is not read).
-    #[cfg(feature = "capi")]
-    #[allow(clippy::too_many_arguments, unsafe_code)]
-    pub(crate) unsafe fn from_raw(
-        kernel: Kernel,
-        (d, m, k): (usize, usize, usize),
-        s: f32,
-        [points, norms, a, b, c, mean, inv_std]: [*const f32; 7],
-    ) -> Result<Job<'a>, Error> {
-        if d == 0 || m == 0 || k == 0 || k > MAX_COMPONENTS {
+    /// The cheap checks of a struct the loader filled: the marker, the sizes
+    /// (within their maxima, m·d without overflow) and the kernel id. The
+    /// section pointers and kernel parameters are the loader's (not rechecked).
+    #[inline(always)]
+    pub(crate) fn check_loaded(&self) -> Result<(), Error> {
+        if self.magic != LOADED {
             return Err(Error::ModelNotLoaded);
         }
-        if m.checked_mul(d).is_none() || m.checked_mul(k).is_none() {
+        let (d, m, k) = self.dims();
+        if check_dims(d, m, k).is_err() || m.checked_mul(d).is_none() {
             return Err(Error::ModelNotLoaded);
         }
-        let standardized = !mean.is_null();
-        for (p, required) in [
-            (points, true),
-            (norms, true),
-            (a, true),
-            (b, true),
-            (c, true),
-            (mean, standardized),
-            (inv_std, standardized),
-        ] {
-            if p.is_null() {
-                if required {
-                    return Err(Error::NullPointer);
-                }
-            } else if !p.is_aligned() {
-                return Err(Error::Misaligned);
-            }
+        if self.kernel > COSINE {
+            return Err(Error::UnknownKernel);
         }
-        Ok(Job {
-            kernel,
-            d,
-            m,
-            k,
-            s,
-            points,
-            norms,
-            a,
-            b,
-            c,
-            mean,
-            inv_std,
-            _model: PhantomData,
-        })
+        Ok(())
+    }
+
+    /// (d, m, k).
+    #[inline(always)]
+    pub(crate) fn dims(&self) -> (usize, usize, usize) {
+        (
+            to_usize(self.dim),
+            to_usize(self.n_points),
+            to_usize(self.n_components),
+        )
     }
 
     /// A section as a slice.
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn section(&self, which: Section) -> &'a [f32] {
-        let (d, m, k) = (self.d, self.m, self.k);
+    pub(crate) fn section(&self, which: Section) -> &'a [f32] {
+        let (d, m, k) = self.dims();
         let (p, len) = match which {
             Section::Points => (self.points, m * d),
             Section::Norms => (self.norms, m),
             Section::A => (self.a, m * k),
             Section::B => (self.b, k),
             Section::C => (self.c, m),
+            Section::Eigenvalues => (self.eigenvalues, k),
             Section::Mean if !self.mean.is_null() => (self.mean, d),
             Section::InvStd if !self.mean.is_null() => (self.inv_std, d),
             Section::Mean | Section::InvStd => (
@@ -172,306 +175,132 @@ impl<'a> Job<'a> {
             ),
         };
         // SAFETY: by the invariant of `Job`, `p` is non-NULL, aligned and valid for
-        // `len` reads for 'a (len cannot overflow: checked by the constructors); the
+        // `len` reads for 'a (len cannot overflow: part of the invariant); the
         // dangling pointer is aligned and non-NULL, valid for 0 reads.
         unsafe { core::slice::from_raw_parts(p, len) }
     }
 }
 
+/// The sections of a model.
 #[derive(Clone, Copy)]
-enum Section {
+pub(crate) enum Section {
     Points,
     Norms,
     A,
     B,
     C,
+    Eigenvalues,
     Mean,
     InvStd,
 }
 
-/// The input: raw, or standardised on the fly.
-#[derive(Clone, Copy)]
-struct Input<'x> {
-    x: &'x [f32],
-    /// Empty when the model does not standardise, else d.
-    mean: &'x [f32],
-    inv_std: &'x [f32],
-}
-
-impl Input<'_> {
-    /// Feature j as the kernels see it (0 past the end).
-    #[inline(always)]
-    fn at(&self, j: usize) -> f32 {
-        let v = self.x.get(j).copied().unwrap_or(0.0);
-        match (self.mean.get(j), self.inv_std.get(j)) {
-            (Some(m), Some(s)) => (v - m) * s,
-            _ => v,
-        }
-    }
-
-    /// x'z, or ‖x - z‖₁ when `l1`, for one stored point (d floats).
-    #[inline(never)]
-    fn pre_one(&self, z: &[f32], l1: bool) -> f32 {
-        let mut acc = 0.0f32;
-        for (j, &zj) in z.iter().enumerate() {
-            let v = self.at(j);
-            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
-        }
-        acc
-    }
-}
-
-/// Four consecutive floats at `*p`, advancing `*p` by four.
-///
-/// # Safety
-/// `*p` must be valid for reads of four f32.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn load4(p: &mut *const f32) -> [f32; 4] {
-    // SAFETY: the caller guarantees four readable floats at *p.
-    unsafe {
-        let v = [**p, *p.add(1), *p.add(2), *p.add(3)];
-        *p = p.add(4);
-        v
-    }
-}
-
-/// x'z_i for the four stored points at `z` (rows of d floats, row i at z + i·d).
-///
-/// The input is taken four features at a time (standardised on the fly when
-/// `STD`) and held in registers while it meets each of the four points; the
-/// stored values are fetched four at a time.
-///
-/// # Safety
-/// `z` must be valid for 4·d reads, `x` for d, and when `STD` `mean` and `inv_std`
-/// for d.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn dot4<const STD: bool>(
-    x: *const f32,
-    mean: *const f32,
-    inv_std: *const f32,
-    d: usize,
-    z: *const f32,
-) -> [f32; TILE] {
-    let mut acc = [0.0f32; TILE];
-    // SAFETY (every read below): the row pointers start at z + i·d (i < 4) and
-    // advance by 4 floats per step of the chunk loop, which runs d / 4 times and
-    // reads 4 floats per row each time, then the tail reads the d mod 4 floats
-    // left in each row: every read is at z + i·d + j with j < d. `x`, `mean` and
-    // `inv_std` are read at indices j < d the same way.
-    unsafe {
-        let mut z0 = z;
-        let mut z1 = z.add(d);
-        let mut z2 = z.add(2 * d);
-        let mut z3 = z.add(3 * d);
-        let (mut xp, mut mp, mut sp) = (x, mean, inv_std);
-        let mac = |a: &mut f32, v: &[f32; 4], r: [f32; 4]| {
-            *a += v[0] * r[0];
-            *a += v[1] * r[1];
-            *a += v[2] * r[2];
-            *a += v[3] * r[3];
-        };
-        for _ in 0..d / 4 {
-            let mut v = load4(&mut xp);
-            if STD {
-                let m = load4(&mut mp);
-                let s = load4(&mut sp);
-                v = [
-                    (v[0] - m[0]) * s[0],
-                    (v[1] - m[1]) * s[1],
-                    (v[2] - m[2]) * s[2],
-                    (v[3] - m[3]) * s[3],
-                ];
-            }
-            let (r0, r1) = (load4(&mut z0), load4(&mut z1));
-            mac(&mut acc[0], &v, r0);
-            mac(&mut acc[1], &v, r1);
-            let (r2, r3) = (load4(&mut z2), load4(&mut z3));
-            mac(&mut acc[2], &v, r2);
-            mac(&mut acc[3], &v, r3);
-        }
-        for j in 0..d % 4 {
-            let v = if STD {
-                (*xp.add(j) - *mp.add(j)) * *sp.add(j)
-            } else {
-                *xp.add(j)
-            };
-            for (a, zr) in acc.iter_mut().zip([z0, z1, z2, z3]) {
-                *a += v * *zr.add(j);
-            }
-        }
-    }
-    acc
-}
-
-/// Kernel values from the inner products (or L1 distances for the Laplacian
-/// kernel) in `v`, for the points whose squared norms are `norms` (same length).
-/// Every kernel but the RBF tiles, which are mapped inline.
+/// The kernel value from x'z (the L1 distance ‖x' - z‖₁ for the Laplacian
+/// kernel), ‖z‖² and ‖x'‖².
 #[inline(never)]
-fn map_values(kernel: &Kernel, sq_norm: f32, v: &mut [f32], norms: &[f32]) {
-    for (o, &zn) in v.iter_mut().zip(norms) {
-        *o = match *kernel {
-            Kernel::Linear => *o,
-            Kernel::Polynomial {
-                gamma,
-                degree,
-                coef0,
-            } => powi(gamma * *o + coef0, degree),
-            Kernel::Rbf { gamma } => fastmath::exp_neg(gamma * (sq_norm + zn - 2.0 * *o)),
-            Kernel::Laplacian { gamma } => fastmath::exp_neg(gamma * *o),
-            Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * *o + coef0),
-            Kernel::Cosine => cosine(*o, sq_norm, zn),
-        };
-    }
+fn kernel_value(job: &Job<'_>, dot: f32, zn: f32, sq_norm: f32) -> f32 {
+    let (gamma, coef0) = (job.gamma, job.coef0);
+    let t = match job.kernel {
+        LINEAR => return dot,
+        POLYNOMIAL => return powi(gamma * dot + coef0, job.degree),
+        SIGMOID => return fastmath::tanh(gamma * dot + coef0),
+        RBF => sq_norm + zn - 2.0 * dot,
+        LAPLACIAN => dot,
+        _ => return cosine(dot, sq_norm, zn),
+    };
+    fastmath::exp_neg(gamma * t)
 }
 
 /// k(x, x) of the input with squared norm `sq_norm`.
-#[inline(never)]
-fn self_kernel(kernel: &Kernel, sq_norm: f32) -> f32 {
-    match *kernel {
-        Kernel::Rbf { .. } | Kernel::Laplacian { .. } => 1.0,
-        Kernel::Linear => sq_norm,
-        Kernel::Polynomial {
-            gamma,
-            degree,
-            coef0,
-        } => powi(gamma * sq_norm + coef0, degree),
-        Kernel::Sigmoid { gamma, coef0 } => fastmath::tanh(gamma * sq_norm + coef0),
-        Kernel::Cosine => {
+fn self_kernel(job: &Job<'_>, sq_norm: f32) -> f32 {
+    match job.kernel {
+        RBF | LAPLACIAN => 1.0,
+        COSINE => {
             if sq_norm > 0.0 {
                 1.0
             } else {
                 0.0
             }
         }
+        _ => kernel_value(job, sq_norm, sq_norm, sq_norm),
     }
 }
 
+/// x'z, or ‖x' - z‖₁ when `l1`, with x' the input standardised on the fly
+/// (`mean`, `inv_std` of length d, or empty).
+#[inline(always)]
+fn pre_one(x: &[f32], mean: &[f32], inv_std: &[f32], z: &[f32], l1: bool) -> f32 {
+    let mut acc = 0.0f32;
+    if mean.is_empty() {
+        for (&v, &zj) in x.iter().zip(z) {
+            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
+        }
+    } else {
+        for ((&xj, &zj), (&mj, &sj)) in x.iter().zip(z).zip(mean.iter().zip(inv_std)) {
+            let v = (xj - mj) * sj;
+            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
+        }
+    }
+    acc
+}
+
+/// The part of `s` from index `from` (empty past the end).
+#[inline(always)]
+fn tail(s: &[f32], from: usize) -> &[f32] {
+    s.get(from..).unwrap_or(&[])
+}
+
 /// c'k_x (returned) and A'k_x (added into `y`) over the stored points
-/// `start..m` (see the module docs: RBF tiles of four, else one point at a time).
-/// Out of line, so that its frame is only on the stack when it runs.
+/// `start..m`, one point at a time: every kernel, any d and k.
 #[inline(never)]
-#[allow(unsafe_code)]
 fn accumulate(
     job: &Job<'_>,
-    input: &Input<'_>,
+    x: &[f32],
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
     start: usize,
 ) -> f32 {
-    let (d, m, k) = (job.d, job.m, job.k);
-    let kernel = &job.kernel;
-    let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
-    let (a, c) = (job.section(Section::A), job.section(Section::C));
-    let standardized = !input.mean.is_empty();
-    let laplacian = matches!(kernel, Kernel::Laplacian { .. });
-    // RBF: kernel value 2^-w_i, w_i = gamma log2(e) (‖x‖² + ‖z_i‖² - 2 x'z_i).
-    let (rbf, gl) = match *kernel {
-        Kernel::Rbf { gamma } => (true, gamma * core::f32::consts::LOG2_E),
-        _ => (false, 0.0),
-    };
-    let (w0, g1, g2) = (gl * sq_norm, gl, 2.0 * gl);
-    let full0 = k >= GROUP;
-    let mut y0 = [0.0f32; GROUP];
+    let (d, _, k) = job.dims();
+    let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
+    let l1 = job.kernel == LAPLACIAN;
+    let points = tail(job.section(Section::Points), start * d);
+    let norms = tail(job.section(Section::Norms), start);
+    let c = tail(job.section(Section::C), start);
+    let a = tail(job.section(Section::A), start * k);
+    let rows = points
+        .chunks_exact(d.max(1))
+        .zip(norms)
+        .zip(c)
+        .zip(a.chunks_exact(k.max(1)));
     let mut ck = 0.0f32;
-    let mut p = start;
-    while p < m {
-        if rbf && p + TILE <= m {
-            // SAFETY: the tile covers the points p..p + 4 <= m: their rows
-            // (4·d floats from p·d) lie in `points` (m·d), their norms and c
-            // (p..p + 4) in `norms` and `c` (m), and their rows of A (k floats
-            // from (p + i)·k) in `a` (m·k); the group loads read columns
-            // g..g + 4 with g + 4 <= k, the tail loop columns below k. `x` has d
-            // floats, `mean`/`inv_std` d when standardised.
-            unsafe {
-                let z = points.as_ptr().add(p * d);
-                let dots = if standardized {
-                    dot4::<true>(
-                        input.x.as_ptr(),
-                        input.mean.as_ptr(),
-                        input.inv_std.as_ptr(),
-                        d,
-                        z,
-                    )
-                } else {
-                    dot4::<false>(input.x.as_ptr(), input.x.as_ptr(), input.x.as_ptr(), d, z)
-                };
-                let np = norms.as_ptr().add(p);
-                let cp = c.as_ptr().add(p);
-                let ap = a.as_ptr().add(p * k);
-                for (i, &dot) in dots.iter().enumerate() {
-                    let kv = fastmath::exp2_neg((w0 + g1 * *np.add(i)) - g2 * dot);
-                    ck += kv * *cp.add(i);
-                    let mut row = ap.add(i * k);
-                    let mut g = 0;
-                    if full0 {
-                        let r = load4(&mut row);
-                        y0[0] += kv * r[0];
-                        y0[1] += kv * r[1];
-                        y0[2] += kv * r[2];
-                        y0[3] += kv * r[3];
-                        g = GROUP;
-                    }
-                    while g < k {
-                        if let Some(yl) = y.get_mut(g) {
-                            *yl += kv * *row;
-                        }
-                        row = row.add(1);
-                        g += 1;
-                    }
-                }
-            }
-            p += TILE;
-        } else {
-            let z = points.get(p * d..(p + 1) * d).unwrap_or(&[]);
-            let mut v = [input.pre_one(z, laplacian)];
-            map_values(kernel, sq_norm, &mut v, norms.get(p..p + 1).unwrap_or(&[]));
-            let kv = v[0];
-            ck += kv * c.get(p).copied().unwrap_or(0.0);
-            let row = a.get(p * k..(p + 1) * k).unwrap_or(&[]);
-            for (yl, &al) in y.iter_mut().zip(row) {
-                *yl += kv * al;
-            }
-            p += 1;
-        }
-    }
-    if full0 {
-        for (yl, v) in y.iter_mut().zip(y0) {
-            *yl += v;
+    for (((z, &zn), &ci), arow) in rows {
+        let kv = kernel_value(job, pre_one(x, mean, inv_std, z, l1), zn, sq_norm);
+        ck += kv * ci;
+        for (yl, &al) in y.iter_mut().zip(arow) {
+            *yl += kv * al;
         }
     }
     ck
 }
 
-/// c'k_x (returned) and A'k_x (added into `y`) of an RBF model with d <= W, for
-/// the stored points 0..n.
-///
-/// The input (standardised, zero-padded to W) stays in registers; each point
-/// costs W loads and multiply-adds for x'z (the padding multiplies the first
-/// W - d floats of the next row by 0), one exponential, c'k, and four loads and
-/// multiply-adds for the (at most 4) components in registers (for k < 4 the
-/// four floats run into the next row of A and the extra sums are dropped).
-/// Returns 0 and does nothing unless k <= 4 and W floats from the start of row
-/// n - 1 of the points and 4 from row n - 1 of A are inside the model.
-///
-/// `w` is (gamma log2(e) ‖x‖², gamma log2(e), 2 gamma log2(e)).
+/// The RBF register path over the first `n` stored points: x' (zero-padded to
+/// 8 floats in `y[8..16]`, here scaled by -2 gamma log2(e)) in registers, per point
+/// eight loads and multiply-adds for w = gamma log2(e) ‖x' - z‖², one
+/// [`fastmath::exp2_neg`], c'k, and four multiply-adds for the (at most 4)
+/// components in registers (for d < 8 the eight floats run into the next row
+/// of points, multiplied by zeros; for k < 4 the four floats run into the next
+/// row of A and the extra sums are dropped). Returns c'k and adds A'k into
+/// `y[..k]`; returns 0 and does nothing unless k <= 4, d <= 8 and 8 floats from
+/// the start of row n - 1 of the points and 4 from row n - 1 of A are inside
+/// the model.
 #[inline(never)]
 #[allow(unsafe_code)]
-fn rbf_small<const W: usize>(
-    job: &Job<'_>,
-    xs: &[f32; W],
-    w: (f32, f32, f32),
-    n: usize,
-    y: &mut [f32; MAX_COMPONENTS],
-) -> f32 {
-    let (d, k) = (job.d, job.k);
+fn rbf_small(job: &Job<'_>, sq_norm: f32, n: usize, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
+    let (d, _, k) = job.dims();
     let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
     let (a, c) = (job.section(Section::A), job.section(Section::C));
-    let (w0, g1, g2) = w;
-    let xs = *xs;
     if n == 0
         || k > GROUP
+        || d > W
         || n > norms.len()
         || n > c.len()
         || (n - 1) * d + W > points.len()
@@ -479,28 +308,34 @@ fn rbf_small<const W: usize>(
     {
         return 0.0;
     }
+    let g = job.gamma * core::f32::consts::LOG2_E;
+    let g2 = -2.0 * g;
+    let mut xs = [0.0f32; W];
+    for (o, &v) in xs.iter_mut().zip(y.iter().skip(W)) {
+        *o = v * g2;
+    }
+    let w0 = g * sq_norm;
     let mut y0 = [0.0f32; GROUP];
     let mut ck = 0.0f32;
     let mut zp = points.as_ptr();
     let mut ap = a.as_ptr();
     let mut np = norms.as_ptr();
     let mut cp = c.as_ptr();
-    // SAFETY: at point p < n: zp = points + p·d with p·d + W <= (n - 1)·d + W <=
+    // SAFETY: at point p < n: zp = points + p·d with p·d + 8 <= (n - 1)·d + 8 <=
     // points.len(), ap = a + p·k with p·k + 4 <= (n - 1)·k + 4 <= a.len(), np
     // and cp are norms + p and c + p with p < n <= their lengths (all checked
     // above).
     unsafe {
         for _ in 0..n {
-            let mut dot = xs[0] * *zp;
-            for (j, &xj) in xs.iter().enumerate().skip(1) {
-                dot += xj * *zp.add(j);
+            let mut w = w0 + g * *np;
+            for (j, &xj) in xs.iter().enumerate() {
+                w += xj * *zp.add(j);
             }
-            let kv = fastmath::exp2_neg((w0 + g1 * *np) - g2 * dot);
+            let kv = fastmath::exp2_neg(w);
             ck += kv * *cp;
-            y0[0] += kv * *ap;
-            y0[1] += kv * *ap.add(1);
-            y0[2] += kv * *ap.add(2);
-            y0[3] += kv * *ap.add(3);
+            for (l, yl) in y0.iter_mut().enumerate() {
+                *yl += kv * *ap.add(l);
+            }
             zp = zp.add(d);
             ap = ap.add(k);
             np = np.add(1);
@@ -526,38 +361,45 @@ pub(crate) fn evaluate(
     out: Option<&mut [f32]>,
     score: bool,
 ) -> Result<f32, Error> {
-    let (d, k) = (job.d, job.k);
+    let (d, m, k) = job.dims();
     if out.as_ref().is_some_and(|o| o.len() < k) {
         return Err(Error::OutputLength);
     }
     if x.len() != d {
         return Err(Error::InputLength);
     }
-    let input = Input {
-        x,
-        mean: job.section(Section::Mean),
-        inv_std: job.section(Section::InvStd),
+    let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
+    let small = job.kernel == RBF && d <= W && k <= GROUP;
+    // The components' sums (y[..k]; -0.0 is the exact additive identity and,
+    // unlike +0.0, not a memset pattern). The RBF register path (k <= 4) takes
+    // x' zero-padded to 8 floats from y[8..16], which it reads before it adds
+    // into y[..k].
+    let mut y = [-0.0f32; MAX_COMPONENTS];
+    let (_, y_hi) = y.split_at_mut(W);
+    y_hi.fill(0.0);
+    let mut xs_slots = if small {
+        y_hi.iter_mut()
+    } else {
+        [].iter_mut()
     };
-    // ‖x'‖², x' for the first 8 features (kept in registers by the small RBF
-    // path), and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
+    // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
     // finite x, NaN otherwise).
     let mut sq_norm = 0.0f32;
     let mut probe = 0.0f32;
-    let mut xs = [0.0f32; 8];
-    if input.mean.is_empty() {
-        for (j, &xj) in x.iter().enumerate() {
+    if mean.is_empty() {
+        for &xj in x {
             sq_norm += xj * xj;
             probe += xj * 0.0;
-            if let Some(o) = xs.get_mut(j) {
+            if let Some(o) = xs_slots.next() {
                 *o = xj;
             }
         }
     } else {
-        for (j, ((&xj, &mj), &sj)) in x.iter().zip(input.mean).zip(input.inv_std).enumerate() {
+        for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             let v = (xj - mj) * sj;
             sq_norm += v * v;
             probe += xj * 0.0;
-            if let Some(o) = xs.get_mut(j) {
+            if let Some(o) = xs_slots.next() {
                 *o = v;
             }
         }
@@ -565,36 +407,21 @@ pub(crate) fn evaluate(
     if probe.is_nan() {
         return Err(Error::NonFiniteInput);
     }
-    let kernel = &job.kernel;
-    let mut y = [0.0f32; MAX_COMPONENTS];
     let mut ck = 0.0f32;
     let mut start = 0;
-    // RBF with d <= 8 and k <= 4: the input in registers (a specialisation for
-    // 4 and for 8 features, chosen here once per call).
-    if let Kernel::Rbf { gamma } = *kernel {
-        if d <= 8 && k <= GROUP {
-            let g = gamma * core::f32::consts::LOG2_E;
-            let w = (g * sq_norm, g, 2.0 * g);
-            // Points whose W floats from the row start stay inside the points,
-            // and whose 4 floats from the start of their row of A inside A.
-            let w_len = if d <= 4 { 4 } else { 8 };
-            let rows = |len: usize, step: usize, need: usize| {
-                len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
-            };
-            let n = rows(job.m * d, d, w_len).min(rows(job.m * k, k, GROUP));
-            ck = if w_len == 4 {
-                let x4 = [xs[0], xs[1], xs[2], xs[3]];
-                rbf_small::<4>(job, &x4, w, n, &mut y)
-            } else {
-                rbf_small::<8>(job, &xs, w, n, &mut y)
-            };
-            start = n;
-        }
+    if small {
+        // Points whose 8 floats from the row start stay inside the points, and
+        // whose 4 floats from the start of their row of A inside A.
+        let rows = |len: usize, step: usize, need: usize| {
+            len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
+        };
+        let n = rows(m * d, d, W).min(rows(m * k, k, GROUP)).min(m);
+        ck = rbf_small(job, sq_norm, n, &mut y);
+        start = n;
     }
-    if start < job.m {
-        ck += accumulate(job, &input, sq_norm, &mut y, start);
+    if start < m {
+        ck += accumulate(job, x, sq_norm, &mut y, start);
     }
-    let y = y.get_mut(..k).unwrap_or(&mut []);
     let mut sum_sq = 0.0f32;
     probe = 0.0;
     for (yl, &bl) in y.iter_mut().zip(job.section(Section::B)) {
@@ -603,7 +430,7 @@ pub(crate) fn evaluate(
         probe += *yl * 0.0;
     }
     let e = if score {
-        self_kernel(kernel, sq_norm) - 2.0 * ck + job.s - sum_sq
+        self_kernel(job, sq_norm) - 2.0 * ck + job.s - sum_sq
     } else {
         0.0
     };
@@ -611,7 +438,7 @@ pub(crate) fn evaluate(
         return Err(Error::NonFiniteResult);
     }
     if let Some(out) = out {
-        for (o, v) in out.iter_mut().zip(y.iter()) {
+        for (o, v) in out.iter_mut().zip(&y).take(k) {
             *o = *v;
         }
     }
@@ -620,8 +447,9 @@ pub(crate) fn evaluate(
 
 /// Checks a batch of row-major vectors for `job` and returns the number of rows.
 fn batch_rows(job: &Job<'_>, xs: &[f32], out_len: usize, per_row: usize) -> Result<usize, Error> {
-    let rows = xs.len() / job.d;
-    if !xs.len().is_multiple_of(job.d) {
+    let d = job.dims().0.max(1);
+    let rows = xs.len() / d;
+    if !xs.len().is_multiple_of(d) {
         return Err(Error::BatchLength);
     }
     if out_len < rows.saturating_mul(per_row) {
@@ -635,8 +463,12 @@ fn batch_rows(job: &Job<'_>, xs: &[f32], out_len: usize, per_row: usize) -> Resu
 
 /// Projects each row of `xs` into the rows of `out` (see [`ModelRef::project_batch`]).
 pub(crate) fn project_batch(job: &Job<'_>, xs: &[f32], out: &mut [f32]) -> Result<usize, Error> {
-    let rows = batch_rows(job, xs, out.len(), job.k)?;
-    for (x, o) in xs.chunks_exact(job.d).zip(out.chunks_exact_mut(job.k)) {
+    let (d, _, k) = job.dims();
+    let rows = batch_rows(job, xs, out.len(), k)?;
+    for (x, o) in xs
+        .chunks_exact(d.max(1))
+        .zip(out.chunks_exact_mut(k.max(1)))
+    {
         evaluate(job, x, Some(o), false)?;
     }
     Ok(rows)
@@ -645,7 +477,7 @@ pub(crate) fn project_batch(job: &Job<'_>, xs: &[f32], out: &mut [f32]) -> Resul
 /// Scores each row of `xs` into `scores` (see [`ModelRef::anomaly_score_batch`]).
 pub(crate) fn score_batch(job: &Job<'_>, xs: &[f32], scores: &mut [f32]) -> Result<usize, Error> {
     let rows = batch_rows(job, xs, scores.len(), 1)?;
-    for (x, s) in xs.chunks_exact(job.d).zip(scores.iter_mut()) {
+    for (x, s) in xs.chunks_exact(job.dims().0.max(1)).zip(scores.iter_mut()) {
         *s = evaluate(job, x, None, true)?;
     }
     Ok(rows)
