@@ -147,13 +147,20 @@ pub const TANH_MAX_ABS_ERROR: f32 = 4.0e-7;
 #[inline]
 pub fn tanh(t: f32) -> f32 {
     let a = if t < 0.0 { -t } else { t };
+    tanh_from(t, exp_neg(2.0 * a))
+}
+
+/// [`tanh`] of t given `e` = [`exp_neg`]`(2|t|)` (so that a caller with its own
+/// exponential shares it).
+#[inline]
+pub(crate) fn tanh_from(t: f32, e: f32) -> f32 {
+    let a = if t < 0.0 { -t } else { t };
     let r = if a > 9.0 {
         1.0
     } else if a < 1.0 / 4096.0 {
         // tanh(a) = a - a^3/3 + ..., and a^3/3 < 5e-12 here.
         a
     } else {
-        let e = exp_neg(2.0 * a);
         (1.0 - e) / (1.0 + e)
     };
     if t < 0.0 {

@@ -195,19 +195,26 @@ pub(crate) enum Section {
 }
 
 /// The kernel value from x'z (the L1 distance ‖x' - z‖₁ for the Laplacian
-/// kernel), ‖z‖² and ‖x'‖².
+/// kernel), ‖z‖² and ‖x'‖². One exponential serves the RBF, Laplacian and
+/// sigmoid kernels (tanh as in [`fastmath::tanh`]).
 #[inline(never)]
 fn kernel_value(job: &Job<'_>, dot: f32, zn: f32, sq_norm: f32) -> f32 {
     let (gamma, coef0) = (job.gamma, job.coef0);
+    let u = gamma * dot + coef0;
     let t = match job.kernel {
         LINEAR => return dot,
-        POLYNOMIAL => return powi(gamma * dot + coef0, job.degree),
-        SIGMOID => return fastmath::tanh(gamma * dot + coef0),
-        RBF => sq_norm + zn - 2.0 * dot,
-        LAPLACIAN => dot,
+        POLYNOMIAL => return powi(u, job.degree),
+        RBF => gamma * (sq_norm + zn - 2.0 * dot),
+        LAPLACIAN => gamma * dot,
+        SIGMOID => 2.0 * libm::fabsf(u),
         _ => return cosine(dot, sq_norm, zn),
     };
-    fastmath::exp_neg(gamma * t)
+    let e = fastmath::exp_neg(t);
+    if job.kernel == SIGMOID {
+        fastmath::tanh_from(u, e)
+    } else {
+        e
+    }
 }
 
 /// k(x, x) of the input with squared norm `sq_norm`.
@@ -225,33 +232,10 @@ fn self_kernel(job: &Job<'_>, sq_norm: f32) -> f32 {
     }
 }
 
-/// x'z, or ‖x' - z‖₁ when `l1`, with x' the input standardised on the fly
-/// (`mean`, `inv_std` of length d, or empty).
-#[inline(always)]
-fn pre_one(x: &[f32], mean: &[f32], inv_std: &[f32], z: &[f32], l1: bool) -> f32 {
-    let mut acc = 0.0f32;
-    if mean.is_empty() {
-        for (&v, &zj) in x.iter().zip(z) {
-            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
-        }
-    } else {
-        for ((&xj, &zj), (&mj, &sj)) in x.iter().zip(z).zip(mean.iter().zip(inv_std)) {
-            let v = (xj - mj) * sj;
-            acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
-        }
-    }
-    acc
-}
-
-/// The part of `s` from index `from` (empty past the end).
-#[inline(always)]
-fn tail(s: &[f32], from: usize) -> &[f32] {
-    s.get(from..).unwrap_or(&[])
-}
-
 /// c'k_x (returned) and A'k_x (added into `y`) over the stored points
 /// `start..m`, one point at a time: every kernel, any d and k.
 #[inline(never)]
+#[allow(unsafe_code)]
 fn accumulate(
     job: &Job<'_>,
     x: &[f32],
@@ -261,19 +245,32 @@ fn accumulate(
 ) -> f32 {
     let (d, _, k) = job.dims();
     let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
+    let (points, a) = (job.section(Section::Points), job.section(Section::A));
+    let (norms, c) = (job.section(Section::Norms), job.section(Section::C));
     let l1 = job.kernel == LAPLACIAN;
-    let points = tail(job.section(Section::Points), start * d);
-    let norms = tail(job.section(Section::Norms), start);
-    let c = tail(job.section(Section::C), start);
-    let a = tail(job.section(Section::A), start * k);
-    let rows = points
-        .chunks_exact(d.max(1))
-        .zip(norms)
-        .zip(c)
-        .zip(a.chunks_exact(k.max(1)));
     let mut ck = 0.0f32;
-    for (((z, &zn), &ci), arow) in rows {
-        let kv = kernel_value(job, pre_one(x, mean, inv_std, z, l1), zn, sq_norm);
+    for ((i, &zn), &ci) in norms.iter().enumerate().zip(c).skip(start) {
+        // SAFETY: i < m (the length of `norms`), so row i of the points (d
+        // floats from i·d) lies in `points` (m·d floats) and row i of A (k
+        // floats from i·k) in `a` (m·k), by the invariant of `Job`.
+        let (z, arow) = unsafe {
+            (
+                core::slice::from_raw_parts(points.as_ptr().add(i * d), d),
+                core::slice::from_raw_parts(a.as_ptr().add(i * k), k),
+            )
+        };
+        let mut acc = 0.0f32;
+        if mean.is_empty() {
+            for (&v, &zj) in x.iter().zip(z) {
+                acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
+            }
+        } else {
+            for ((&xj, &zj), (&mj, &sj)) in x.iter().zip(z).zip(mean.iter().zip(inv_std)) {
+                let v = (xj - mj) * sj;
+                acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
+            }
+        }
+        let kv = kernel_value(job, acc, zn, sq_norm);
         ck += kv * ci;
         for (yl, &al) in y.iter_mut().zip(arow) {
             *yl += kv * al;
