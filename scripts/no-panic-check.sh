@@ -7,26 +7,33 @@
 # check) keeps those symbols alive and fails here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lib=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf)
 out=build/no-panic
 mkdir -p "$out"
 fw=c-examples/firmware
 ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
-arm-none-eabi-gcc $ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -ffunction-sections -fdata-sections \
-  -Iinclude -I"$fw" -nostartfiles --specs=nano.specs -T "$fw/mps2_an386.ld" \
-  -Wl,--gc-sections -Wl,--no-warn-execstack -o "$out/all_calls.elf" \
-  "$fw/all_calls.c" "$fw/startup.c" "$fw/semihost.c" "$fw/stack.c" "$lib" -lm
+link() { # output.elf libkpca.a [extra cflags]
+  arm-none-eabi-gcc $ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -ffunction-sections -fdata-sections \
+    -Iinclude -I"$fw" ${3:-} -nostartfiles --specs=nano.specs -T "$fw/mps2_an386.ld" \
+    -Wl,--gc-sections -Wl,--no-warn-execstack -o "$1" \
+    "$fw/all_calls.c" "$fw/startup.c" "$fw/semihost.c" "$fw/stack.c" "$2" -lm
+}
 pattern='panicking|panic_fmt|panic_bounds|panic_const|rust_begin_unwind|on_panic|unwrap_failed|expect_failed|slice_index|slice_end_index|slice_start_index'
-# The pattern must find the panic handler in the library itself, or the check
-# would pass for the wrong reason.
-lib_syms=$(arm-none-eabi-nm "$lib")
-if ! grep -Eq "$pattern" <<<"$lib_syms"; then
-  echo "no-panic check: the pattern no longer matches the library's panic handler" >&2
+
+# Control: the same library plus one entry point with a reachable panic
+# (feature panic-probe) must be caught, or the check proves nothing.
+probe_lib=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf panic-probe)
+link "$out/all_calls_probe.elf" "$probe_lib" -DKPCA_PANIC_PROBE
+probe_syms=$(arm-none-eabi-nm -C "$out/all_calls_probe.elf")
+if ! grep -Eq "$pattern" <<<"$probe_syms"; then
+  echo "no-panic check: the control with a reachable panic was not detected" >&2
   exit 1
 fi
+
+lib=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf)
+link "$out/all_calls.elf" "$lib"
 elf_syms=$(arm-none-eabi-nm -C "$out/all_calls.elf")
 if grep -E "$pattern" <<<"$elf_syms"; then
   echo "no-panic check FAILED: panic machinery is reachable from the C API (symbols above)" >&2
   exit 1
 fi
-echo "no-panic check: every C API function linked ($(arm-none-eabi-size "$out/all_calls.elf" | awk 'NR==2{print $1}') B text), no panic symbol reachable"
+echo "no-panic check: every C API function linked ($(arm-none-eabi-size "$out/all_calls.elf" | awk 'NR==2{print $1}') B text), no panic symbol reachable; the control with one panicking entry point was caught"

@@ -21,3 +21,13 @@ fn on_panic(_info: &core::panic::PanicInfo<'_>) -> ! {
         core::hint::spin_loop();
     }
 }
+
+/// Test only (feature `panic-probe`, never in a release library): an entry
+/// point with a reachable panic (an index checked at run time), used by
+/// scripts/no-panic-check.sh to prove that its check detects panic paths.
+#[cfg(feature = "panic-probe")]
+#[no_mangle]
+pub extern "C" fn kpca_panic_probe(index: usize) -> u8 {
+    const TABLE: [u8; 3] = [1, 2, 3];
+    TABLE[index]
+}
