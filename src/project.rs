@@ -11,10 +11,15 @@
 //!   floats (scaled by -2 gamma log2(e)) stays in registers, each point costs
 //!   eight loads and multiply-adds, one exponential ([`fastmath::exp2_neg`]),
 //!   c'k and four multiply-adds for the components, which stay in registers.
-//! - Everything else (other kernels, larger d or k, and the few points the
-//!   register path leaves over) takes [`accumulate`]: one point at a time, the
-//!   inner product (or L1 distance) with x' standardised on the fly, then
-//!   [`kernel_value`].
+//! - Every other kernel and size (and the few points `rbf_small` leaves over)
+//!   takes a register pass ([`pass`], one instance per family: RBF, Laplacian,
+//!   inner-product kernels) over x' in memory (the input, or x' staged when
+//!   standardised and d <= 8): x'[..8] in registers, further chunks of 8
+//!   reloaded per point, the rest one by one; the RBF and Laplacian exponential
+//!   inline, the first four components in registers, any k.
+//! - Standardised models with d > 8, and every model in the `compact` build
+//!   (about 4.6 KB less flash, 3x slower), take [`accumulate`]: one point at a
+//!   time, x' standardised on the fly, then [`kernel_value`].
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.
@@ -27,8 +32,11 @@ use core::marker::PhantomData;
 
 /// Components accumulated in registers by the RBF register path.
 const GROUP: usize = 4;
-/// Features held in registers by the RBF register path.
+/// Features held in registers by the register pass.
 const W: usize = 8;
+/// Largest d of a standardised x' staged for the register passes (larger d
+/// take the one-point path, which standardises on the fly).
+const STAGE: usize = W;
 
 /// Value of the `magic` word of a loaded model (`kpca_model.magic`).
 pub(crate) const LOADED: u32 = 0x4B50_4341;
@@ -279,6 +287,159 @@ fn accumulate(
     ck
 }
 
+/// The register pass over every stored point, for a kernel family `KIND`
+/// ([`RBF`], [`LAPLACIAN`], or [`LINEAR`] standing for every inner-product
+/// kernel): `xv` is x' (length d, in memory). Per point: the first 8 features
+/// against x'[..8] held in registers (when d >= 8), further full chunks of 8
+/// features with x' reloaded, the last d mod 8 one by one; then the kernel value
+/// (RBF and Laplacian inline through [`fastmath::exp2_neg`], linear as is, the
+/// others through [`kernel_value`]), c'k, and A'k with the first four
+/// components in registers (for k < 4 the loads repeat the row's last entry and
+/// the extra sums are dropped) and the rest in `y[4..k]`. Returns c'k and adds
+/// A'k into `y[..k]`.
+#[inline(always)]
+#[allow(unsafe_code)]
+fn pass<const KIND: u32>(
+    job: &Job<'_>,
+    xv: &[f32],
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    let (d, _, k) = job.dims();
+    let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
+    let (a, c) = (job.section(Section::A), job.section(Section::C));
+    if xv.len() != d || d == 0 || k == 0 || start > norms.len() {
+        return 0.0;
+    }
+    let g = job.gamma * core::f32::consts::LOG2_E;
+    let g2 = -2.0 * g;
+    let w0 = g * sq_norm;
+    // x'[..8] in registers (when d >= 8; scaled by -2 gamma log2(e) for RBF),
+    // the rest reloaded per point.
+    let (has_head, head, rest) = match xv.split_first_chunk::<W>() {
+        Some((h, r)) => (true, *h, r),
+        None => (false, [0.0f32; W], xv),
+    };
+    let mut head = head;
+    if KIND == RBF {
+        for h in head.iter_mut() {
+            *h *= g2;
+        }
+    }
+    let (n_chunks, n_tail) = (rest.len() / W, rest.len() % W);
+    // Offsets of components 1..3 within a row of A, clamped to the row.
+    let km = k - 1;
+    let (o1, o2, o3) = (1.min(km), 2.min(km), 3.min(km));
+    let mut y0 = [0.0f32; GROUP];
+    let mut ck = 0.0f32;
+    let f = |xj: f32, zj: f32| {
+        if KIND == LAPLACIAN {
+            libm::fabsf(xj - zj)
+        } else {
+            xj * zj
+        }
+    };
+    // SAFETY: start <= m (checked above), so start·d <= m·d and start·k <= m·k.
+    let (mut zp, mut ap) = unsafe { (points.as_ptr().add(start * d), a.as_ptr().add(start * k)) };
+    let yp = y.as_mut_ptr();
+    for (&zn, &ci) in norms.iter().zip(c).skip(start) {
+        // SAFETY: at point i (start <= i < m, m the length of `norms` and `c`),
+        // zp = points + i·d and ap = a + i·k; the reads are zp[..d] (8 for the
+        // head when d >= 8, then 8·n_chunks + n_tail = d - 8 or d more), row i
+        // of the points inside `points` (m·d floats), and ap[..k] (o1, o2, o3
+        // and 4..k are < k), row i of A inside `a` (m·k floats), by the
+        // invariant of `Job`; x' reads stay within `rest` (8·n_chunks + n_tail
+        // floats); y[4..k] is within `y` (k <= MAX_COMPONENTS, invariant).
+        unsafe {
+            let mut zq = zp;
+            let mut acc = if KIND == RBF { w0 + g * zn } else { 0.0 };
+            if has_head {
+                for (j, &h) in head.iter().enumerate() {
+                    acc += f(h, *zq.add(j));
+                }
+                zq = zq.add(W);
+            }
+            let mut acc2 = 0.0f32;
+            let mut xq = rest.as_ptr();
+            for _ in 0..n_chunks {
+                for j in 0..W {
+                    acc2 += f(*xq.add(j), *zq.add(j));
+                }
+                xq = xq.add(W);
+                zq = zq.add(W);
+            }
+            for _ in 0..n_tail {
+                acc2 += f(*xq, *zq);
+                xq = xq.add(1);
+                zq = zq.add(1);
+            }
+            let kv = if KIND == RBF {
+                fastmath::exp2_neg(acc + g2 * acc2)
+            } else if KIND == LAPLACIAN {
+                fastmath::exp2_neg(g * (acc + acc2))
+            } else if job.kernel == LINEAR {
+                acc + acc2
+            } else {
+                kernel_value(job, acc + acc2, zn, sq_norm)
+            };
+            let (a0, a1, a2, a3) = (*ap, *ap.add(o1), *ap.add(o2), *ap.add(o3));
+            ck += kv * ci;
+            y0[0] += kv * a0;
+            y0[1] += kv * a1;
+            y0[2] += kv * a2;
+            y0[3] += kv * a3;
+            let mut l = GROUP;
+            while l < k {
+                *yp.add(l) += kv * *ap.add(l);
+                l += 1;
+            }
+            zp = zp.add(d);
+            ap = ap.add(k);
+        }
+    }
+    for (yl, v) in y.iter_mut().zip(y0).take(k) {
+        *yl += v;
+    }
+    ck
+}
+
+/// [`pass`] for each kernel family.
+#[inline(never)]
+fn pass_rbf(
+    job: &Job<'_>,
+    xv: &[f32],
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    pass::<RBF>(job, xv, sq_norm, y, start)
+}
+
+/// [`pass`] for the Laplacian kernel.
+#[inline(never)]
+fn pass_l1(
+    job: &Job<'_>,
+    xv: &[f32],
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    pass::<LAPLACIAN>(job, xv, sq_norm, y, start)
+}
+
+/// [`pass`] for the inner-product kernels (linear, polynomial, sigmoid, cosine).
+#[inline(never)]
+fn pass_dot(
+    job: &Job<'_>,
+    xv: &[f32],
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    pass::<LINEAR>(job, xv, sq_norm, y, start)
+}
+
 /// The RBF register path over the first `n` stored points: x' (zero-padded to
 /// 8 floats in `y[8..16]`, here scaled by -2 gamma log2(e)) in registers, per point
 /// eight loads and multiply-adds for w = gamma log2(e) ‖x' - z‖², one
@@ -366,19 +527,13 @@ pub(crate) fn evaluate(
         return Err(Error::InputLength);
     }
     let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
-    let small = job.kernel == RBF && d <= W && k <= GROUP;
     // The components' sums (y[..k]; -0.0 is the exact additive identity and,
-    // unlike +0.0, not a memset pattern). The RBF register path (k <= 4) takes
-    // x' zero-padded to 8 floats from y[8..16], which it reads before it adds
-    // into y[..k].
+    // unlike +0.0, not a memset pattern).
     let mut y = [-0.0f32; MAX_COMPONENTS];
-    let (_, y_hi) = y.split_at_mut(W);
-    y_hi.fill(0.0);
-    let mut xs_slots = if small {
-        y_hi.iter_mut()
-    } else {
-        [].iter_mut()
-    };
+    let small = !cfg!(feature = "compact") && job.kernel == RBF && d <= W && k <= GROUP;
+    // x' standardised into `stage` (when it fits).
+    let mut stage = [0.0f32; STAGE];
+    let mut slots = stage.iter_mut();
     // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
     // finite x, NaN otherwise).
     let mut sq_norm = 0.0f32;
@@ -387,16 +542,13 @@ pub(crate) fn evaluate(
         for &xj in x {
             sq_norm += xj * xj;
             probe += xj * 0.0;
-            if let Some(o) = xs_slots.next() {
-                *o = xj;
-            }
         }
     } else {
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             let v = (xj - mj) * sj;
             sq_norm += v * v;
             probe += xj * 0.0;
-            if let Some(o) = xs_slots.next() {
+            if let Some(o) = slots.next() {
                 *o = v;
             }
         }
@@ -404,6 +556,11 @@ pub(crate) fn evaluate(
     if probe.is_nan() {
         return Err(Error::NonFiniteInput);
     }
+    let xv = if mean.is_empty() {
+        Some(x)
+    } else {
+        stage.get(..d)
+    };
     let mut ck = 0.0f32;
     let mut start = 0;
     if small {
@@ -413,11 +570,24 @@ pub(crate) fn evaluate(
             len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
         };
         let n = rows(m * d, d, W).min(rows(m * k, k, GROUP)).min(m);
+        // x' zero-padded to 8 floats in y[8..16].
+        let (_, y_hi) = y.split_at_mut(W);
+        y_hi.fill(0.0);
+        for (o, &v) in y_hi.iter_mut().zip(xv.unwrap_or(&[])) {
+            *o = v;
+        }
         ck = rbf_small(job, sq_norm, n, &mut y);
         start = n;
     }
     if start < m {
-        ck += accumulate(job, x, sq_norm, &mut y, start);
+        ck += match xv {
+            Some(xv) if !cfg!(feature = "compact") => match job.kernel {
+                RBF => pass_rbf(job, xv, sq_norm, &mut y, start),
+                LAPLACIAN => pass_l1(job, xv, sq_norm, &mut y, start),
+                _ => pass_dot(job, xv, sq_norm, &mut y, start),
+            },
+            _ => accumulate(job, x, sq_norm, &mut y, start),
+        };
     }
     let mut sum_sq = 0.0f32;
     probe = 0.0;
@@ -543,9 +713,10 @@ mod tests {
         }
     }
 
-    /// Every path (RBF registers for d <= 8 and k <= 4, RBF tiles, one point at
-    /// a time) against an f64 evaluation, over sizes around the path limits,
-    /// including m < 4 and k < 4 (whose register path reads into the next rows).
+    /// Every path (RBF registers for d <= 8 and k <= 4, the register passes for
+    /// chunks of 8 and the rest, one point at a time) against an f64
+    /// evaluation, over sizes around the path limits, including m < 4 and k < 4
+    /// (whose register paths read into the next rows or repeat the last entry).
     #[test]
     fn every_path_matches_f64_around_its_limits() {
         let mut g = Lcg(7);
@@ -554,7 +725,7 @@ mod tests {
             Kernel::Laplacian { gamma: 0.3 },
             Kernel::Linear,
         ] {
-            for d in 1..=10 {
+            for d in (1..=10).chain([15, 16, 17, 24, 25]) {
                 for m in [1, 2, 3, 4, 5, 7, 9, 13] {
                     for k in [1, 2, 3, 4, 5] {
                         for standardized in [false, true] {
