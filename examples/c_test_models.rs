@@ -217,7 +217,7 @@ fn main() {
         let xs = g.vec(N_TEST * d, 1.3);
         let mut ys = vec![0.0f32; N_TEST * k];
         let mut es = vec![0.0f32; N_TEST];
-        let mut flags = vec![0u8; N_TEST];
+        let mut flags = [0u8; N_TEST];
         for (j, x) in xs.chunks(d).enumerate() {
             es[j] = view
                 .project_and_score(x, &mut ys[j * k..(j + 1) * k])

@@ -51,12 +51,32 @@ fn overlong_npy_header(b: &[u8]) -> bool {
     b.starts_with(b"\x93NUMPY") && declared as usize > b.len()
 }
 
+/// Known bug (reported in TESTING.md): the NPY header is a Python literal that
+/// `npyz` parses with a backtracking parser whose time grows exponentially with
+/// the nesting of unclosed brackets: a 50-byte file whose header is `(` and
+/// twelve `{` keeps `kpca fit --input` busy for about a minute (each further
+/// `{` multiplies the time by about 3). NPY inputs whose header has more than 6
+/// opening brackets are skipped while this is true (a real header has 2).
+const SKIP_NESTED_NPY_HEADER: bool = true;
+
+fn nested_npy_header(b: &[u8]) -> bool {
+    b.starts_with(b"\x93NUMPY")
+        && b.iter()
+            .take(4096)
+            .filter(|&&c| c == b'{' || c == b'[' || c == b'(')
+            .count()
+            > 6
+}
+
 // One parse per input keeps the target fast; the input's length picks which
 // (f64 or f32, as given or behind the NPY magic), so every input reaches each
 // of them as the fuzzer grows and shrinks it.
 fuzz_target!(|data: &[u8]| {
     let prefixed = [&b"\x93NUMPY"[..], data].concat();
     if SKIP_OVERLONG_NPY_HEADER && (overlong_npy_header(data) || overlong_npy_header(&prefixed)) {
+        return;
+    }
+    if SKIP_NESTED_NPY_HEADER && (nested_npy_header(data) || nested_npy_header(&prefixed)) {
         return;
     }
     match data.len() % 4 {
