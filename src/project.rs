@@ -34,9 +34,6 @@ use core::marker::PhantomData;
 const GROUP: usize = 4;
 /// Features held in registers by the register pass.
 const W: usize = 8;
-/// Largest d of a standardised x' staged for the register passes (larger d
-/// take the one-point path, which standardises on the fly).
-const STAGE: usize = W;
 
 /// Value of the `magic` word of a loaded model (`kpca_model.magic`).
 pub(crate) const LOADED: u32 = 0x4B50_4341;
@@ -244,13 +241,7 @@ fn self_kernel(job: &Job<'_>, sq_norm: f32) -> f32 {
 /// `start..m`, one point at a time: every kernel, any d and k.
 #[inline(never)]
 #[allow(unsafe_code)]
-fn accumulate(
-    job: &Job<'_>,
-    x: &[f32],
-    sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
-    start: usize,
-) -> f32 {
+fn accumulate(job: &Job<'_>, x: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
     let (d, _, k) = job.dims();
     let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
     let (points, a) = (job.section(Section::Points), job.section(Section::A));
@@ -303,13 +294,13 @@ fn pass<const KIND: u32>(
     job: &Job<'_>,
     xv: &[f32],
     sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
+    y: &mut [f32],
     start: usize,
 ) -> f32 {
     let (d, _, k) = job.dims();
     let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
     let (a, c) = (job.section(Section::A), job.section(Section::C));
-    if xv.len() != d || d == 0 || k == 0 || start > norms.len() {
+    if xv.len() != d || d == 0 || k == 0 || k > y.len() || start > norms.len() {
         return 0.0;
     }
     let g = job.gamma * core::f32::consts::LOG2_E;
@@ -328,9 +319,6 @@ fn pass<const KIND: u32>(
         }
     }
     let (n_chunks, n_tail) = (rest.len() / W, rest.len() % W);
-    // Offsets of components 1..3 within a row of A, clamped to the row.
-    let km = k - 1;
-    let (o1, o2, o3) = (1.min(km), 2.min(km), 3.min(km));
     let mut y0 = [0.0f32; GROUP];
     let mut ck = 0.0f32;
     let f = |xj: f32, zj: f32| {
@@ -340,39 +328,56 @@ fn pass<const KIND: u32>(
             xj * zj
         }
     };
-    // SAFETY: start <= m (checked above), so start·d <= m·d and start·k <= m·k.
-    let (mut zp, mut ap) = unsafe { (points.as_ptr().add(start * d), a.as_ptr().add(start * k)) };
+    // Rows whose first four entries of A lie inside A (all of them for k >= 4).
+    let m = reg_rows(norms.len().min(c.len()), k);
+    if start > m {
+        return 0.0;
+    }
+    // SAFETY: start <= m (checked above), so start·d <= m·d and start·k <= m·k,
+    // and norms + start, c + start, norms + m are within or one past `norms` and
+    // `c`; the x' bounds are within or one past `rest`.
+    let (mut zp, mut ap, mut np, mut cp, n_end, x_chunks, x_end) = unsafe {
+        (
+            points.as_ptr().add(start * d),
+            a.as_ptr().add(start * k),
+            norms.as_ptr().add(start),
+            c.as_ptr().add(start),
+            norms.as_ptr().add(m),
+            rest.as_ptr().add(n_chunks * W),
+            rest.as_ptr().add(n_chunks * W + n_tail),
+        )
+    };
     let yp = y.as_mut_ptr();
-    for (&zn, &ci) in norms.iter().zip(c).skip(start) {
-        // SAFETY: at point i (start <= i < m, m the length of `norms` and `c`),
-        // zp = points + i·d and ap = a + i·k; the reads are zp[..d] (8 for the
-        // head when d >= 8, then 8·n_chunks + n_tail = d - 8 or d more), row i
-        // of the points inside `points` (m·d floats), and ap[..k] (o1, o2, o3
-        // and 4..k are < k), row i of A inside `a` (m·k floats), by the
-        // invariant of `Job`; x' reads stay within `rest` (8·n_chunks + n_tail
-        // floats); y[4..k] is within `y` (k <= MAX_COMPONENTS, invariant).
+    while np != n_end {
+        // SAFETY: at point i (start <= i < m, m <= the lengths of `norms` and
+        // `c`), np = norms + i, cp = c + i, zp = points + i·d and ap = a + i·k;
+        // the reads are zp[..d] (8 for the head when d >= 8, then 8·n_chunks +
+        // n_tail = d - 8 or d more, zp ending at the next row), row i of the
+        // points inside `points` (m·d floats), and ap[..max(k, 4)] inside `a`
+        // (m·k floats, by the invariant of `Job`, and i < reg_rows); x' reads stay within `rest` (up to x_end); y[4..k] is within
+        // `y` (k <= MAX_COMPONENTS, invariant).
         unsafe {
-            let mut zq = zp;
+            let (zn, ci) = (*np, *cp);
             let mut acc = if KIND == RBF { w0 + g * zn } else { 0.0 };
             if has_head {
                 for (j, &h) in head.iter().enumerate() {
-                    acc += f(h, *zq.add(j));
+                    acc += f(h, *zp.add(j));
                 }
-                zq = zq.add(W);
+                zp = zp.add(W);
             }
             let mut acc2 = 0.0f32;
             let mut xq = rest.as_ptr();
-            for _ in 0..n_chunks {
+            while xq != x_chunks {
                 for j in 0..W {
-                    acc2 += f(*xq.add(j), *zq.add(j));
+                    acc2 += f(*xq.add(j), *zp.add(j));
                 }
                 xq = xq.add(W);
-                zq = zq.add(W);
+                zp = zp.add(W);
             }
-            for _ in 0..n_tail {
-                acc2 += f(*xq, *zq);
+            while xq != x_end {
+                acc2 += f(*xq, *zp);
                 xq = xq.add(1);
-                zq = zq.add(1);
+                zp = zp.add(1);
             }
             let kv = if KIND == RBF {
                 fastmath::exp2_neg(acc + g2 * acc2)
@@ -383,19 +388,27 @@ fn pass<const KIND: u32>(
             } else {
                 kernel_value(job, acc + acc2, zn, sq_norm)
             };
-            let (a0, a1, a2, a3) = (*ap, *ap.add(o1), *ap.add(o2), *ap.add(o3));
+            let (a0, a1, a2, a3) = (*ap, *ap.add(1), *ap.add(2), *ap.add(3));
             ck += kv * ci;
             y0[0] += kv * a0;
             y0[1] += kv * a1;
             y0[2] += kv * a2;
             y0[3] += kv * a3;
-            let mut l = GROUP;
-            while l < k {
-                *yp.add(l) += kv * *ap.add(l);
-                l += 1;
+            if k > GROUP {
+                let a_end = ap.add(k);
+                let mut aq = ap.add(GROUP);
+                let mut yq = yp.add(GROUP);
+                while aq != a_end {
+                    *yq += kv * *aq;
+                    aq = aq.add(1);
+                    yq = yq.add(1);
+                }
+                ap = a_end;
+            } else {
+                ap = ap.add(k);
             }
-            zp = zp.add(d);
-            ap = ap.add(k);
+            np = np.add(1);
+            cp = cp.add(1);
         }
     }
     for (yl, v) in y.iter_mut().zip(y0).take(k) {
@@ -404,39 +417,28 @@ fn pass<const KIND: u32>(
     ck
 }
 
+/// The number of leading rows i < m of A (k floats each) whose first four
+/// floats lie inside A (i·k + 4 <= m·k): m for k >= 4, m - 3/k rows for k < 4.
+#[inline(always)]
+fn reg_rows(m: usize, k: usize) -> usize {
+    m.saturating_sub((GROUP - 1) / k.max(1))
+}
+
 /// [`pass`] for each kernel family.
 #[inline(never)]
-fn pass_rbf(
-    job: &Job<'_>,
-    xv: &[f32],
-    sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
-    start: usize,
-) -> f32 {
+fn pass_rbf(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
     pass::<RBF>(job, xv, sq_norm, y, start)
 }
 
 /// [`pass`] for the Laplacian kernel.
 #[inline(never)]
-fn pass_l1(
-    job: &Job<'_>,
-    xv: &[f32],
-    sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
-    start: usize,
-) -> f32 {
+fn pass_l1(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
     pass::<LAPLACIAN>(job, xv, sq_norm, y, start)
 }
 
 /// [`pass`] for the inner-product kernels (linear, polynomial, sigmoid, cosine).
 #[inline(never)]
-fn pass_dot(
-    job: &Job<'_>,
-    xv: &[f32],
-    sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
-    start: usize,
-) -> f32 {
+fn pass_dot(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
     pass::<LINEAR>(job, xv, sq_norm, y, start)
 }
 
@@ -531,9 +533,9 @@ pub(crate) fn evaluate(
     // unlike +0.0, not a memset pattern).
     let mut y = [-0.0f32; MAX_COMPONENTS];
     let small = !cfg!(feature = "compact") && job.kernel == RBF && d <= W && k <= GROUP;
-    // x' standardised into `stage` (when it fits).
-    let mut stage = [0.0f32; STAGE];
-    let mut slots = stage.iter_mut();
+    // A standardised x' of d <= 8 features is staged in y[8..8 + d] when the
+    // components (y[..k]) leave room for it (k <= 8).
+    let staged = !mean.is_empty() && d <= W && k <= W;
     // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
     // finite x, NaN otherwise).
     let mut sq_norm = 0.0f32;
@@ -544,6 +546,10 @@ pub(crate) fn evaluate(
             probe += xj * 0.0;
         }
     } else {
+        let mut slots = y
+            .get_mut(W..W + if staged { d } else { 0 })
+            .unwrap_or(&mut [])
+            .iter_mut();
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             let v = (xj - mj) * sj;
             sq_norm += v * v;
@@ -556,11 +562,6 @@ pub(crate) fn evaluate(
     if probe.is_nan() {
         return Err(Error::NonFiniteInput);
     }
-    let xv = if mean.is_empty() {
-        Some(x)
-    } else {
-        stage.get(..d)
-    };
     let mut ck = 0.0f32;
     let mut start = 0;
     if small {
@@ -570,24 +571,41 @@ pub(crate) fn evaluate(
             len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
         };
         let n = rows(m * d, d, W).min(rows(m * k, k, GROUP)).min(m);
-        // x' zero-padded to 8 floats in y[8..16].
+        // x' zero-padded to 8 floats in y[8..16] (already there when staged).
         let (_, y_hi) = y.split_at_mut(W);
-        y_hi.fill(0.0);
-        for (o, &v) in y_hi.iter_mut().zip(xv.unwrap_or(&[])) {
-            *o = v;
+        if mean.is_empty() {
+            for (o, &v) in y_hi.iter_mut().zip(x) {
+                *o = v;
+            }
+        }
+        for o in y_hi.iter_mut().skip(d) {
+            *o = 0.0;
         }
         ck = rbf_small(job, sq_norm, n, &mut y);
         start = n;
     }
     if start < m {
-        ck += match xv {
-            Some(xv) if !cfg!(feature = "compact") => match job.kernel {
-                RBF => pass_rbf(job, xv, sq_norm, &mut y, start),
-                LAPLACIAN => pass_l1(job, xv, sq_norm, &mut y, start),
-                _ => pass_dot(job, xv, sq_norm, &mut y, start),
-            },
-            _ => accumulate(job, x, sq_norm, &mut y, start),
+        // The components' sums and x' (the input, or staged in y[8..8 + d]).
+        let (ys, xv): (&mut [f32], Option<&[f32]>) = if mean.is_empty() {
+            (&mut y, Some(x))
+        } else if staged {
+            let (lo, hi) = y.split_at_mut(W);
+            (lo, hi.get(..d))
+        } else {
+            (&mut y, None)
         };
+        if let Some(xv) = xv.filter(|_| !cfg!(feature = "compact")) {
+            ck += match job.kernel {
+                RBF => pass_rbf(job, xv, sq_norm, ys, start),
+                LAPLACIAN => pass_l1(job, xv, sq_norm, ys, start),
+                _ => pass_dot(job, xv, sq_norm, ys, start),
+            };
+            // The last rows (k < 4 only) whose four entries of A would run past A.
+            start = reg_rows(m, k).max(start);
+        }
+        if start < m {
+            ck += accumulate(job, x, sq_norm, ys, start);
+        }
     }
     let mut sum_sq = 0.0f32;
     probe = 0.0;
