@@ -998,13 +998,11 @@ int main(void) {
 "#;
 
 /// The exported C model, compiled with strict flags against the host static
-/// library, gives bit for bit what `kpca project` gives.
+/// library, gives what `kpca project` gives. The static library is an optimised
+/// (release, LTO) build and this test's `kpca` is not; both run the same f32
+/// code, and they are compared to [`C_VS_CLI_REL_TOL`] of each column's scale.
 #[test]
 fn exported_c_matches_kpca_project() {
-    if Command::new("cc").arg("--version").output().is_err() {
-        eprintln!("skipped: no C compiler (cc)");
-        return;
-    }
     let fx = Fixture::new();
     fx.fit(RBF, "model.kpca");
     let dir = fx.path("c");
@@ -1080,5 +1078,26 @@ fn exported_c_matches_kpca_project() {
         "--anomaly-score",
     ]));
     assert_eq!(from_c.len(), fx.test.len());
-    assert_eq!(from_c, from_cli);
+    assert_eq!(from_c.len(), from_cli.len());
+    let cols = from_cli.first().map_or(0, Vec::len);
+    for col in 0..cols {
+        let scale = from_cli
+            .iter()
+            .map(|r| r[col].abs())
+            .fold(0.0f32, f32::max)
+            .max(f32::MIN_POSITIVE);
+        for (c, r) in from_c.iter().zip(&from_cli) {
+            assert_eq!(c.len(), cols);
+            assert!(
+                (c[col] - r[col]).abs() <= C_VS_CLI_REL_TOL * scale,
+                "column {col}: C {} vs kpca project {}",
+                c[col],
+                r[col]
+            );
+        }
+    }
 }
+
+/// C library (release) against the command (test build): same code, last-bit
+/// differences only.
+const C_VS_CLI_REL_TOL: f32 = 1e-6;
