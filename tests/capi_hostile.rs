@@ -198,6 +198,61 @@ fn failing_calls_write_nothing_and_flags_are_zero_or_one() {
     }
 }
 
+/// The C entry points on the shapes that reach every projection path
+/// (tests/numeric_edges.rs, PATH_SHAPES) give the Rust API's results bit for bit.
+#[test]
+fn every_projection_path_through_the_c_api_is_the_rust_one() {
+    let shapes = [
+        (1, 1, 1, false),
+        (3, 1, 4, true),
+        (4, 5, 4, false),
+        (7, 3, 5, true),
+        (8, 9, 3, false),
+        (8, 2, 16, true),
+        (9, 5, 4, false),
+        (13, 6, 2, true),
+        (17, 4, 16, false),
+    ];
+    let mut g = Lcg(29);
+    for (i, kernel) in all_kernels().into_iter().enumerate() {
+        for (j, &(d, m, k, standardized)) in shapes.iter().enumerate() {
+            let tm = TestModel::random(kernel, d, m, k, standardized, (10 * i + j) as u64);
+            let w = words(&tm);
+            let model = loaded(&w);
+            let view = tm.view();
+            let xs = g.vec(2 * d, 1.3);
+            let mut outs = vec![SENTINEL; 2 * k];
+            let mut scores = [SENTINEL; 2];
+            // SAFETY: valid pointers and lengths; `w` outlives `model`.
+            unsafe {
+                assert_eq!(
+                    kpca_project_batch(&model, xs.as_ptr(), 2 * d, outs.as_mut_ptr(), 2 * k),
+                    KPCA_OK
+                );
+                assert_eq!(
+                    kpca_anomaly_score_batch(&model, xs.as_ptr(), 2 * d, scores.as_mut_ptr(), 2),
+                    KPCA_OK
+                );
+            }
+            for (r, x) in xs.chunks(d).enumerate() {
+                let mut y = vec![SENTINEL; k];
+                let mut s = SENTINEL;
+                // SAFETY: as above.
+                let st = unsafe {
+                    kpca_project_and_score(&model, x.as_ptr(), d, y.as_mut_ptr(), k, &mut s)
+                };
+                assert_eq!(st, KPCA_OK);
+                let mut want = vec![0.0f32; k];
+                let e = view.project_and_score(x, &mut want).unwrap();
+                assert_eq!(y, want, "{kernel:?} d={d} m={m} k={k}");
+                assert_eq!(s.to_bits(), e.to_bits());
+                assert_eq!(&outs[r * k..(r + 1) * k], &want[..]);
+                assert_eq!(scores[r].to_bits(), e.to_bits());
+            }
+        }
+    }
+}
+
 #[test]
 fn a_copied_model_struct_is_the_same_model() {
     let tm = TestModel::random(Kernel::Rbf { gamma: 0.3 }, 4, 6, 2, true, 9);

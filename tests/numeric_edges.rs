@@ -18,9 +18,17 @@ const SENTINEL: f32 = -12345.5;
 const HUGE: [f32; 6] = [1e30, -1e30, f32::MAX, f32::MIN, 1e19, 2e19];
 const DENORMALS: [f32; 5] = [1e-40, -1e-40, 1e-45, -1e-45, f32::MIN_POSITIVE / 3.0];
 
+/// Under Miri, a few of `all` (every `step`-th, from the first).
+fn some<T: Copy>(all: &[T], step: usize) -> Vec<T> {
+    all.iter()
+        .step_by(if cfg!(miri) { step } else { 1 })
+        .copied()
+        .collect()
+}
+
 fn shapes() -> &'static [(usize, usize, usize, bool)] {
     if cfg!(miri) {
-        &[(3, 5, 2, false), (4, 9, 3, true)]
+        &[(3, 5, 2, false), (4, 6, 2, true)]
     } else {
         &[
             (3, 5, 2, false),
@@ -135,9 +143,51 @@ fn assert_matches_reference(model: &TestModel, x: &[f32], y: &[f32], e: f32) {
     );
 }
 
+/// Shapes that reach every path of the projection (register pass with chunks
+/// of 8 features and a tail, the RBF path for d <= 8 and k <= 4, the
+/// standardised path for d > 8, the first four components in registers and the
+/// rest, k = 16, a single point): the reference comparison in the normal range
+/// and, under Miri, the raw-pointer reads at every boundary.
+const PATH_SHAPES: [(usize, usize, usize, bool); 10] = [
+    (1, 1, 1, false),
+    (3, 1, 4, true),
+    (4, 5, 4, false),
+    (7, 3, 5, true),
+    (8, 9, 3, false),
+    (8, 2, 16, true),
+    (9, 5, 4, false),
+    (13, 6, 2, true),
+    (16, 3, 1, false),
+    (17, 4, 16, false),
+];
+
+#[test]
+fn every_projection_path_matches_the_formulas() {
+    let mut g = Lcg(123);
+    for kernel in all_kernels() {
+        for (i, &(d, m, k, standardized)) in PATH_SHAPES.iter().enumerate() {
+            let model = TestModel::random(kernel, d, m, k, standardized, 300 + i as u64);
+            let view = model.view();
+            let xs = g.vec(3 * d, 1.2);
+            let mut outs = vec![SENTINEL; 3 * k];
+            let mut scores = vec![SENTINEL; 3];
+            assert_eq!(view.project_batch(&xs, &mut outs), Ok(3));
+            assert_eq!(view.anomaly_score_batch(&xs, &mut scores), Ok(3));
+            for (r, x) in xs.chunks(d).enumerate() {
+                let mut y = vec![SENTINEL; k + 1];
+                let e = view.project_and_score(x, &mut y).expect("finite");
+                assert_eq!(y[k], SENTINEL);
+                assert_matches_reference(&model, x, &y[..k], e);
+                assert_eq!(&outs[r * k..(r + 1) * k], &y[..k], "{kernel:?} {d} {m} {k}");
+                assert_eq!(scores[r].to_bits(), e.to_bits());
+            }
+        }
+    }
+}
+
 #[test]
 fn polynomial_overflow_is_an_error_and_writes_nothing() {
-    for degree in [2u32, 3, 8, 16] {
+    for degree in some(&[2u32, 3, 8, 16], 3) {
         let kernel = Kernel::Polynomial {
             gamma: 1.0,
             degree,
@@ -148,7 +198,7 @@ fn polynomial_overflow_is_an_error_and_writes_nothing() {
             let view = model.view();
             let x0 = vec![0.1f32; d];
             let mut overflowed = 0;
-            for scale in [1e3f32, 1e5, 1e10, 1e19, 1e30, f32::MAX] {
+            for scale in some(&[1e3f32, 1e5, 1e10, 1e19, 1e30, f32::MAX], 2) {
                 for sign in [1.0f32, -1.0] {
                     let x = vec![sign * scale; d];
                     if finite_or_clear_error(&view, &x, &x0).is_err() {
@@ -157,7 +207,7 @@ fn polynomial_overflow_is_an_error_and_writes_nothing() {
                 }
             }
             // (gamma x'x + coef0)^degree is past f32 for 1e30 at any degree >= 2.
-            assert!(overflowed >= 4, "degree {degree}: {overflowed} overflows");
+            assert!(overflowed >= 2, "degree {degree}: {overflowed} overflows");
         }
     }
     // Degree 16 at 1e5 overflows: nothing written, the C status is 25.
@@ -190,14 +240,14 @@ fn rbf_and_laplacian_far_from_every_point_give_exactly_the_offsets() {
         Kernel::Laplacian { gamma: 0.3 },
         Kernel::Laplacian { gamma: 1e-3 },
     ];
-    for kernel in kernels {
+    for kernel in some(&kernels, 2) {
         for &(d, m, k, standardized) in shapes() {
             let model = TestModel::random(kernel, d, m, k, standardized, 31);
             let view = model.view();
             let x0 = vec![0.2f32; d];
             // sum of b^2 in the order the projection adds it.
             let sum_sq = model.b.iter().fold(0.0f32, |acc, v| acc + v * v);
-            for scale in [1e5f32, 1e10, 1e18, 1e30, f32::MAX] {
+            for scale in some(&[1e5f32, 1e10, 1e18, 1e30, f32::MAX], 2) {
                 for sign in [1.0f32, -1.0] {
                     let x: Vec<f32> = (0..d)
                         .map(|j| if j % 2 == 0 { sign * scale } else { 0.5 })
@@ -220,7 +270,7 @@ fn denormal_inputs_are_finite_and_match_the_formulas() {
             let model = TestModel::random(kernel, d, m, k, standardized, 41);
             let view = model.view();
             let x0 = g.vec(d, 1.0);
-            for (i, &v) in DENORMALS.iter().enumerate() {
+            for (i, &v) in some(&DENORMALS, 2).iter().enumerate() {
                 // All denormal, and one denormal among normal values.
                 let all = vec![v; d];
                 let mut one = g.vec(d, 1.0);
@@ -294,7 +344,7 @@ fn huge_finite_inputs_give_finite_results_or_a_clear_error_for_every_kernel() {
             let model = TestModel::random(kernel, d, m, k, standardized, 61);
             let view = model.view();
             let x0 = g.vec(d, 1.0);
-            for &h in &HUGE {
+            for &h in &some(&HUGE, 2) {
                 // All huge; one huge among normal values; alternating signs.
                 let mut one = g.vec(d, 1.0);
                 one[0] = h;

