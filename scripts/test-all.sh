@@ -28,3 +28,8 @@ cargo test --all-features
 
 step "firmware on the emulated Cortex-M4F and link checks"
 scripts/firmware-test.sh
+
+step "hostile input: C tests under ASan/UBSan, Miri, fuzz smoke run"
+scripts/c-sanitize.sh
+scripts/miri.sh
+scripts/fuzz-smoke.sh
