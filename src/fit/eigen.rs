@@ -1,5 +1,6 @@
-//! Symmetric eigen solvers: dense (nalgebra's `SymmetricEigen`, sorted here) and an
-//! iterative top-k solver (thick-restart Lanczos with full reorthogonalisation).
+//! Symmetric eigen solvers: dense (faer's tridiagonalisation and divide and
+//! conquer, sorted here) and an iterative top-k solver (thick-restart Lanczos with
+//! full reorthogonalisation).
 
 use super::rng::SeededRng;
 use super::FitError;
@@ -62,24 +63,126 @@ pub(crate) fn sign_flip_columns(m: &mut DMatrix<f64>) -> Vec<f64> {
 }
 
 /// Dense symmetric eigendecomposition of `matrix` (consumed; only its lower
-/// triangle is read), top `k` pairs, sorted descending. nalgebra returns the pairs
-/// unsorted; they are sorted here.
+/// triangle is read), top `k` pairs, sorted descending.
+///
+/// faer's building blocks, run so that no extra n x n copy of `matrix` is made:
+/// 1. Householder tridiagonalisation of `matrix` in place (its lower triangle then
+///    holds the reflectors; a `bs x (n-1)` block of reflector factors beside it);
+/// 2. divide-and-conquer eigendecomposition of the tridiagonal matrix (every
+///    eigenvalue; the n x n eigenvector matrix of the tridiagonal problem);
+/// 3. only the `k` kept eigenvectors are taken back through the reflectors.
+///
+/// Memory beyond `matrix` itself: the n x n tridiagonal eigenvector matrix and
+/// faer's divide-and-conquer workspace (two n x n scratch matrices and O(n)
+/// vectors) while step 2 runs, then n x k.
 pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitError> {
-    let n = matrix.nrows();
-    let eig = SymmetricEigen::try_new(matrix, f64::EPSILON, 0).ok_or(FitError::NotConverged {
+    use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+    use faer::linalg::evd::{self, tridiag, SelfAdjointEvdParams};
+    use faer::linalg::householder;
+    use faer::linalg::temp_mat_scratch;
+    use faer::reborrow::{IntoConst, ReborrowMut};
+    use faer::{diag::Diag, Mat, MatMut, Par, Spec};
+
+    let not_converged = || FitError::NotConverged {
         solver: "dense",
         iterations: 0,
         residual: f64::NAN,
-    })?;
-    let values = eig.eigenvalues.as_slice();
-    let order = descending_order(values);
+    };
+    let n = matrix.nrows();
+    let k = k.min(n);
+    if n == 0 {
+        return Ok(TopEigen {
+            values: Vec::new(),
+            vectors: DMatrix::zeros(0, 0),
+            all_values: Some(Vec::new()),
+            matvecs: 0,
+            max_residual: 0.0,
+        });
+    }
+    let par = if rayon::current_num_threads() > 1 {
+        Par::rayon(0)
+    } else {
+        Par::Seq
+    };
+    let params: Spec<SelfAdjointEvdParams, f64> = Spec::default();
+    let mut matrix = matrix;
+    let mut a = MatMut::from_column_major_slice_mut(matrix.as_mut_slice(), n, n);
+
+    // 1. Tridiagonalise in place.
+    let bs = faer::linalg::qr::no_pivoting::factor::recommended_block_size::<f64>(n, n);
+    let mut reflectors = Mat::<f64>::zeros(bs, n - 1);
+    {
+        let req = tridiag::tridiag_in_place_scratch::<f64>(n, par, params.tridiag.into());
+        let mut buf = MemBuffer::new(req);
+        tridiag::tridiag_in_place(
+            a.rb_mut(),
+            reflectors.as_mut(),
+            par,
+            MemStack::new(&mut buf),
+            params.tridiag.into(),
+        );
+    }
+    let a = a.into_const();
+    let diag = a.diagonal();
+    let subdiag = a.submatrix(1, 0, n - 1, n - 1).diagonal();
+
+    // 2. Every eigenpair of the tridiagonal matrix (ascending).
+    let mut s = Diag::<f64>::zeros(n);
+    let mut u = Mat::<f64>::zeros(n, n);
+    {
+        // tridiagonal_self_adjoint_evd: two n-vectors, then divide and conquer
+        // (four usize n-vectors, six f64 n-vectors, two n x n matrices); padded.
+        let req = StackReq::all_of(&[
+            temp_mat_scratch::<f64>(n, 1).array(8),
+            StackReq::new::<usize>(n).array(4),
+            temp_mat_scratch::<f64>(n, n).array(2),
+            temp_mat_scratch::<f64>(n, 4),
+        ]);
+        let mut buf = MemBuffer::new(req);
+        evd::tridiagonal_self_adjoint_evd(
+            diag,
+            subdiag,
+            s.as_mut(),
+            Some(u.as_mut()),
+            par,
+            MemStack::new(&mut buf),
+            params,
+        )
+        .map_err(|_| not_converged())?;
+    }
+    let values: Vec<f64> = s.column_vector().iter().copied().collect();
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(not_converged());
+    }
+    let order = descending_order(&values);
     let all_values: Vec<f64> = order
         .iter()
         .filter_map(|&i| values.get(i).copied())
         .collect();
-    let k = k.min(n);
-    let kept: Vec<usize> = order.iter().take(k).copied().collect();
-    let vectors = eig.eigenvectors.select_columns(&kept);
+
+    // 3. The kept eigenvectors of the tridiagonal matrix, back through the reflectors.
+    let mut vectors = DMatrix::<f64>::zeros(n, k);
+    let mut kept = MatMut::from_column_major_slice_mut(vectors.as_mut_slice(), n, k);
+    for (dst, &src) in order.iter().take(k).enumerate() {
+        kept.rb_mut().col_mut(dst).copy_from(u.as_ref().col(src));
+    }
+    drop(u);
+    if n > 1 {
+        let req = householder::apply_block_householder_sequence_on_the_left_in_place_scratch::<f64>(
+            n - 1,
+            bs,
+            k,
+        );
+        let mut buf = MemBuffer::new(req);
+        householder::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+            a.submatrix(1, 0, n - 1, n - 1),
+            reflectors.as_ref(),
+            faer::Conj::No,
+            kept.subrows_mut(1, n - 1),
+            par,
+            MemStack::new(&mut buf),
+        );
+    }
     Ok(TopEigen {
         values: all_values.iter().take(k).copied().collect(),
         vectors,

@@ -15,8 +15,9 @@ use std::vec::Vec;
 /// Fits full kernel PCA to the (standardised) row-major points `z` (n x d).
 ///
 /// Memory: the n x n kernel matrix is built once (in parallel column blocks),
-/// centred in place, and handed to the solver; the dense solver (nalgebra) also
-/// holds its n x n eigenvector matrix while it runs.
+/// centred in place, and handed to the solver; the dense solver (faer) reduces it
+/// in place and also holds an n x n eigenvector matrix and two n x n scratch
+/// matrices while its divide-and-conquer step runs.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_full(
     z: &[f64],

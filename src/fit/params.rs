@@ -33,8 +33,8 @@ pub enum Solver {
     /// iterative otherwise.
     #[default]
     Auto,
-    /// Every eigenpair of the n x n centred kernel matrix (nalgebra `SymmetricEigen`),
-    /// O(n^3) time; also gives [`FittedKpca::all_eigenvalues`].
+    /// Every eigenpair of the n x n centred kernel matrix (faer: tridiagonalisation
+    /// and divide and conquer), O(n^3) time; also gives [`FittedKpca::all_eigenvalues`].
     Dense,
     /// The top k eigenpairs only, by thick-restart Lanczos with full
     /// reorthogonalisation; O(n^2) per restart cycle. Convergence test:
