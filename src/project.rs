@@ -135,6 +135,7 @@ impl<'a> Job<'a> {
     /// The cheap checks of a struct the loader filled: the marker, the sizes
     /// (within their maxima, m·d without overflow) and the kernel id. The
     /// section pointers and kernel parameters are the loader's (not rechecked).
+    #[cfg(feature = "capi")]
     #[inline(always)]
     pub(crate) fn check_loaded(&self) -> Result<(), Error> {
         if self.magic != LOADED {
