@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Short fuzz run of every cargo-fuzz target (fuzz/fuzz_targets) from the
+# committed seed corpus (fuzz/corpus-seed/<target>), two targets at a time;
+# fails on any crash, panic, sanitizer report, leak, timeout or OOM.
+# Part of scripts/test-all.sh ("hostile input"); TESTING.md has the long runs.
+#   FUZZ_SECONDS   seconds per target (default 40)
+# Needs the nightly toolchain (the only allowed skip); installs cargo-fuzz.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "SKIPPED: nightly toolchain missing (cargo +nightly --version failed); fuzz smoke not run"
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "fuzz-smoke: installing cargo-fuzz"
+  cargo install cargo-fuzz --locked --quiet
+fi
+SECS=${FUZZ_SECONDS:-40}
+TARGETS=(load_and_project mutate_blob capi csv_npy)
+LOGS=target/fuzz-smoke
+mkdir -p "$LOGS"
+
+echo "fuzz-smoke: building the targets (ASan, debug assertions)"
+cargo +nightly fuzz build -O -a
+
+run() { # target
+  local t=$1
+  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  cargo +nightly fuzz run -O -a "$t" "fuzz/corpus/$t" "fuzz/corpus-seed/$t" -- \
+    -max_total_time="$SECS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+    >"$LOGS/$t.log" 2>&1
+}
+
+status=0
+for pair in "load_and_project mutate_blob" "capi csv_npy"; do
+  pids=()
+  for t in $pair; do
+    run "$t" &
+    pids+=("$!")
+  done
+  i=0
+  for t in $pair; do
+    if ! wait "${pids[$i]}"; then
+      echo "fuzz-smoke: $t FAILED; end of $LOGS/$t.log:"
+      grep -v '^ *#[0-9]* *0x' "$LOGS/$t.log" | tail -n 40
+      ls "fuzz/artifacts/$t" 2>/dev/null | sed "s|^|  artifact: fuzz/artifacts/$t/|"
+      status=1
+    fi
+    i=$((i + 1))
+  done
+done
+
+passed=0
+failed=0
+for t in "${TARGETS[@]}"; do
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOGS/$t.log" | tail -n 1)
+  cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$LOGS/$t.log" | tail -n 1)
+  if grep -qE 'SUMMARY|panicked|deadly signal|ERROR: libFuzzer' "$LOGS/$t.log"; then
+    failed=$((failed + 1))
+    echo "fuzz-smoke: $t: crash (see $LOGS/$t.log)"
+  else
+    passed=$((passed + 1))
+    echo "fuzz-smoke: $t: ${execs:-?} executions in ${SECS}s, ${cov:-no coverage line}, no crash"
+  fi
+done
+echo "fuzz-smoke: $passed passed, $failed failed"
+[ "$status" -eq 0 ] && [ "$failed" -eq 0 ]
