@@ -415,12 +415,14 @@ pub unsafe extern "C" fn kpca_project_and_score(
         // SAFETY: caller contract, forwarded.
         unsafe {
             with_input(model, x, x_len, |_, job, x| {
-                if score.is_null() {
-                    return Err(Error::NullPointer);
-                }
+                // Both outputs are checked before either is written.
+                let score = slice_out(score, 1)?;
                 let out = slice_out(out, out_len)?;
                 let e = evaluate(job, x, Some(out), true)?;
-                write_out(score, e)
+                if let Some(s) = score.first_mut() {
+                    *s = e;
+                }
+                Ok(())
             })
         }
     })

@@ -563,6 +563,23 @@ pub(crate) fn evaluate(
     if probe.is_nan() {
         return Err(Error::NonFiniteInput);
     }
+    // The cosine kernel divides by ‖x'‖: when ‖x'‖² overflows f32, or underflows
+    // below the normal range for a non-zero x', the direction of x' is lost in
+    // f32 and the kernel values would all come out 0. That is reported
+    // (NonFiniteResult), not returned as a result.
+    if job.kernel == COSINE && !(sq_norm.is_finite() && sq_norm >= f32::MIN_POSITIVE) {
+        let zero = if mean.is_empty() {
+            x.iter().all(|&v| v == 0.0)
+        } else {
+            x.iter()
+                .zip(mean)
+                .zip(inv_std)
+                .all(|((&xj, &mj), &sj)| (xj - mj) * sj == 0.0)
+        };
+        if !(zero && sq_norm.is_finite()) {
+            return Err(Error::NonFiniteResult);
+        }
+    }
     let mut ck = 0.0f32;
     let mut start = 0;
     if small {
