@@ -16,6 +16,8 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || cargo +nightly miri setup
 FEATURES=capi,libm/force-soft-floats
+# Kept out of the clone so that a machine that ran this once only rebuilds kpca.
+TDIR=${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/miri-target
 # Miri's own checks: Stacked Borrows (default), alignment, uninitialised
 # memory, data races between the test threads, leaks.
 export MIRIFLAGS=${MIRIFLAGS:-}
@@ -24,7 +26,7 @@ run() { # label, cargo miri test arguments...
   local label=$1 t0=$SECONDS
   shift
   echo "miri: $label"
-  cargo +nightly miri test --quiet --features "$FEATURES" "$@"
+  cargo +nightly miri test --quiet --target-dir "$TDIR" --features "$FEATURES" "$@"
   echo "miri: $label: $((SECONDS - t0)) s"
 }
 
