@@ -2,7 +2,8 @@
 //! past isize::MAX, every truncation and single-bit flip leaving the model
 //! struct untouched, outputs untouched for every failing call, the anomaly flag
 //! exactly 0 or 1, a copied model struct, concurrent use of one model, and a
-//! known bug (ignored test). Case counts are reduced under Miri.
+//! misaligned score with a valid out (a bug these tests found, fixed in
+//! 19c1089). Case counts are reduced under Miri.
 #![cfg(feature = "capi")]
 
 mod common;
@@ -335,9 +336,9 @@ fn status_text_is_static_and_total() {
     }
 }
 
-/// The header promises "Outputs are written only when the call returns KPCA_OK";
-/// kpca_project_and_score checks `score` for alignment only when it stores the
-/// score, after `out` was written.
+/// The header promises "Outputs are written only when the call returns KPCA_OK":
+/// a misaligned `score` must not let `out` be written first (it was, until
+/// 19c1089).
 #[test]
 fn project_and_score_with_a_misaligned_score_writes_nothing() {
     let tm = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 3, 5, 2, false, 21);

@@ -21,12 +21,6 @@ use std::mem::size_of;
 use std::ptr::{null, null_mut};
 
 const FILL: u8 = 0xA5;
-/// Known bug (reported in TESTING.md): `kpca_project_and_score` with a valid
-/// `out` and a misaligned `score` writes `out`, then returns
-/// KPCA_ERR_MISALIGNED (the score pointer is checked only when the score is
-/// stored). While this is true, `score` is never misaligned in that call, so
-/// the target keeps fuzzing everything else; set it to false once fixed.
-const AVOID_MISALIGNED_SCORE_BUG: bool = true;
 const LOADED_MAGIC: u32 = 0x4B50_4341;
 
 #[derive(Clone, Copy, PartialEq)]
@@ -285,11 +279,7 @@ unsafe fn single_calls(v: &mut Values<'_>, model: &kpca_model, view: &ModelRef<'
     // kpca_project_and_score
     let mut out = Arg::new(kind(v), k + 2, 4, v.byte());
     let out_len = length(v, k, k + 2);
-    let score_kind = match kind(v) {
-        Kind::Misaligned if AVOID_MISALIGNED_SCORE_BUG => Kind::Valid,
-        other => other,
-    };
-    let mut score = Arg::new(score_kind, 1, 4, v.byte());
+    let mut score = Arg::new(kind(v), 1, 4, v.byte());
     let st = kpca_project_and_score(
         model,
         xa.ptr(),
