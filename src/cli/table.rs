@@ -367,8 +367,51 @@ fn parse_csv<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<T>> {
     })
 }
 
+/// Most opening brackets a real NPY header dict has: `{` and the shape's `(`
+/// (and one `[` in a structured descr, which we do not read anyway).
+const MAX_NPY_HEADER_BRACKETS: usize = 3;
+
+/// Checks the NPY preamble before the header is handed to npyz: the declared
+/// header length must fit in the file (npyz allocates it first, so an 18-byte
+/// file could ask for 4 GiB), and the header must be a plain dict (npyz parses
+/// it with a backtracking parser that takes exponential time on nested
+/// brackets). Files that are not NPY version 1-3 are left to npyz to reject.
+fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
+    let (len, start) = match bytes.get(6) {
+        Some(1) => match bytes.get(8..10) {
+            Some(b) => (usize::from(u16::from_le_bytes([b[0], b[1]])), 10usize),
+            None => return Err("truncated NPY preamble".into()),
+        },
+        Some(2) | Some(3) => match bytes.get(8..12) {
+            Some(b) => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize, 12),
+            None => return Err("truncated NPY preamble".into()),
+        },
+        _ => return Ok(()),
+    };
+    let header = start
+        .checked_add(len)
+        .and_then(|end| bytes.get(start..end))
+        .ok_or_else(|| {
+            format!(
+                "NPY header length {len} exceeds the file ({} bytes)",
+                bytes.len()
+            )
+        })?;
+    let brackets = header
+        .iter()
+        .filter(|&&b| matches!(b, b'{' | b'(' | b'['))
+        .count();
+    if brackets > MAX_NPY_HEADER_BRACKETS {
+        return Err(format!(
+            "NPY header has {brackets} opening brackets: expected a plain dict"
+        ));
+    }
+    Ok(())
+}
+
 fn parse_npy<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<T>> {
     let bad = |msg: String| CliError::input(format!("{name}: {msg}"));
+    check_npy_header(bytes).map_err(bad)?;
     let npy = npyz::NpyFile::new(bytes).map_err(|e| bad(format!("not a valid NPY file: {e}")))?;
     if npy.order() != npyz::Order::C {
         return Err(bad(
@@ -624,5 +667,28 @@ mod tests {
         let e =
             parse_table::<f64>(&npy_bytes("<f8", false, "(2, 2, 1)", &data), "g.npy").unwrap_err();
         assert!(e.to_string().contains("expected 2-D"), "{e}");
+    }
+
+    #[test]
+    fn hostile_npy_headers_are_refused_quickly() {
+        // Version 3 header claiming 4 GiB in an 18-byte file.
+        let mut huge = b"\x93NUMPY\x03\x00".to_vec();
+        huge.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, b'{', b'}', 0, 0, 0, 0]);
+        let err = check_npy_header(&huge).unwrap_err();
+        assert!(err.contains("exceeds the file"), "{err}");
+        // Nested brackets in a version 1 header.
+        let dict =
+            b"{'descr': '<f8', 'fortran_order': False, 'shape': ((((((((((1,),),),),),),),),),), }";
+        let mut nested = b"\x93NUMPY\x01\x00".to_vec();
+        nested.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+        nested.extend_from_slice(dict);
+        let err = check_npy_header(&nested).unwrap_err();
+        assert!(err.contains("opening brackets"), "{err}");
+        // A plain header passes.
+        let plain = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+        let mut ok = b"\x93NUMPY\x01\x00".to_vec();
+        ok.extend_from_slice(&(plain.len() as u16).to_le_bytes());
+        ok.extend_from_slice(plain);
+        assert_eq!(check_npy_header(&ok), Ok(()));
     }
 }
