@@ -10,14 +10,20 @@
 # for these runs only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! cargo +nightly --version >/dev/null 2>&1; then
+  echo "miri: installing the nightly toolchain"
+  rustup toolchain install nightly --profile minimal
+fi
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
   echo "miri: adding the miri and rust-src components to the nightly toolchain"
   rustup component add --toolchain nightly miri rust-src
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || cargo +nightly miri setup
 FEATURES=capi,libm/force-soft-floats
-# Kept out of the clone so that a machine that ran this once only rebuilds kpca.
-TDIR=${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/miri-target
+# Inside the clone: cargo-miri records the directory a test was built in and
+# runs it from there, so a target directory shared between clones (as an
+# earlier version had) runs tests from a directory that may be gone.
+TDIR=${KPCA_MIRI_TARGET:-target/miri}
 # Miri's own checks: Stacked Borrows (default), alignment, uninitialised
 # memory, data races between the test threads, leaks.
 export MIRIFLAGS=${MIRIFLAGS:-}
