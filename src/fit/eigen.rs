@@ -1,12 +1,11 @@
-//! Symmetric eigen solvers: dense (faer's tridiagonalisation and divide and
-//! conquer, sorted here) and an iterative top-k solver (thick-restart Lanczos with
-//! full reorthogonalisation).
+//! Symmetric eigen solvers: dense (faer's tridiagonalisation, implicit QL for the
+//! eigenvalues, inverse iteration for the k wanted eigenvectors) and an iterative
+//! top-k solver (thick-restart block Lanczos with full reorthogonalisation).
 
 use super::rng::SeededRng;
 use super::FitError;
-use nalgebra::{DMatrix, DMatrixView, DVector, SymmetricEigen};
+use nalgebra::{DMatrix, SymmetricEigen};
 use rand_core::SeedableRng;
-use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
 
@@ -62,26 +61,232 @@ pub(crate) fn sign_flip_columns(m: &mut DMatrix<f64>) -> Vec<f64> {
     signs
 }
 
-/// Dense symmetric eigendecomposition of `matrix` (consumed; only its lower
-/// triangle is read), top `k` pairs, sorted descending.
+/// Entry `i` of `s` (0 outside; every caller stays in range).
+#[inline]
+fn at(s: &[f64], i: usize) -> f64 {
+    s.get(i).copied().unwrap_or(0.0)
+}
+
+/// Sets entry `i` of `s` (ignored outside; every caller stays in range).
+#[inline]
+fn put(s: &mut [f64], i: usize, v: f64) {
+    if let Some(x) = s.get_mut(i) {
+        *x = v;
+    }
+}
+
+/// Every eigenvalue of the symmetric tridiagonal matrix with diagonal `d` and
+/// off-diagonal `e` (`e[i]` couples rows i and i + 1; `e.len() == d.len()`, the last
+/// entry is ignored), by the implicit QL algorithm with Wilkinson shifts (no
+/// eigenvectors: O(n²) time, no memory beyond `d` and `e`). `d` is overwritten
+/// with the eigenvalues (unsorted), `e` is destroyed. An off-diagonal entry counts
+/// as zero when |e_m| <= eps (|d_m| + |d_m+1|). Err when an eigenvalue needs more
+/// than 60 iterations.
+fn tridiag_eigenvalues(d: &mut [f64], e: &mut [f64]) -> Result<(), ()> {
+    let n = d.len();
+    if n == 0 {
+        return Ok(());
+    }
+    put(e, n - 1, 0.0);
+    for l in 0..n {
+        let mut iter = 0;
+        loop {
+            let mut m = l;
+            while m + 1 < n {
+                let dd = at(d, m).abs() + at(d, m + 1).abs();
+                if at(e, m).abs() <= f64::EPSILON * dd {
+                    break;
+                }
+                m += 1;
+            }
+            if m == l {
+                break;
+            }
+            iter += 1;
+            if iter > 60 {
+                return Err(());
+            }
+            let el = at(e, l);
+            let mut g = (at(d, l + 1) - at(d, l)) / (2.0 * el);
+            let mut r = g.hypot(1.0);
+            g = at(d, m) - at(d, l) + el / (g + r.copysign(g));
+            let (mut s, mut c, mut p) = (1.0f64, 1.0f64, 0.0f64);
+            let mut i = m;
+            let mut deflated = false;
+            while i > l {
+                i -= 1;
+                let f = s * at(e, i);
+                let b = c * at(e, i);
+                r = f.hypot(g);
+                put(e, i + 1, r);
+                if r == 0.0 {
+                    // Underflow: the matrix splits here; start over.
+                    put(d, i + 1, at(d, i + 1) - p);
+                    put(e, m, 0.0);
+                    deflated = true;
+                    break;
+                }
+                s = f / r;
+                c = g / r;
+                g = at(d, i + 1) - p;
+                r = (at(d, i) - g) * s + 2.0 * c * b;
+                p = s * r;
+                put(d, i + 1, g + p);
+                g = c * r - b;
+            }
+            if deflated {
+                continue;
+            }
+            put(d, l, at(d, l) - p);
+            put(e, l, g);
+            put(e, m, 0.0);
+        }
+    }
+    Ok(())
+}
+
+/// One solve (T - lambda I) x = b for the symmetric tridiagonal T (diagonal `d`,
+/// off-diagonal `e`) by Gaussian elimination with partial pivoting; `x` holds b on
+/// entry and the solution on exit. Zero pivots are replaced by `tiny` (inverse
+/// iteration wants the nearly singular solve).
+fn tridiag_shifted_solve(d: &[f64], e: &[f64], lambda: f64, tiny: f64, x: &mut [f64]) {
+    let n = d.len();
+    if n == 0 {
+        return;
+    }
+    // Upper factor rows (u0 on the diagonal, u1 and u2 above), multipliers, swaps.
+    let mut u0 = vec![0.0; n];
+    let mut u1 = vec![0.0; n];
+    let mut u2 = vec![0.0; n];
+    let mut mult = vec![0.0; n];
+    let mut swap = vec![false; n];
+    let nz = |v: f64| {
+        if v.abs() < tiny {
+            tiny.copysign(v)
+        } else {
+            v
+        }
+    };
+    // The row being eliminated: entries at columns i, i + 1, i + 2.
+    let (mut r0, mut r1, mut r2) = (at(d, 0) - lambda, at(e, 0), 0.0);
+    for i in 0..n - 1 {
+        let sub = at(e, i);
+        let next_diag = at(d, i + 1) - lambda;
+        let next_sup = if i + 2 < n { at(e, i + 1) } else { 0.0 };
+        if r0.abs() >= sub.abs() {
+            let p = nz(r0);
+            let mu = sub / p;
+            put(&mut u0, i, p);
+            put(&mut u1, i, r1);
+            put(&mut u2, i, r2);
+            put(&mut mult, i, mu);
+            (r0, r1, r2) = (next_diag - mu * r1, next_sup - mu * r2, 0.0);
+        } else {
+            let mu = r0 / sub;
+            put(&mut u0, i, sub);
+            put(&mut u1, i, next_diag);
+            put(&mut u2, i, next_sup);
+            put(&mut mult, i, mu);
+            if let Some(s) = swap.get_mut(i) {
+                *s = true;
+            }
+            (r0, r1, r2) = (r1 - mu * next_diag, r2 - mu * next_sup, 0.0);
+        }
+    }
+    put(&mut u0, n - 1, nz(r0));
+    let _ = (r1, r2);
+    // Forward: apply the row swaps and multipliers to b.
+    for i in 0..n - 1 {
+        let (mut bi, mut bj) = (at(x, i), at(x, i + 1));
+        if swap.get(i).copied().unwrap_or(false) {
+            core::mem::swap(&mut bi, &mut bj);
+        }
+        bj -= at(&mult, i) * bi;
+        put(x, i, bi);
+        put(x, i + 1, bj);
+    }
+    // Back substitution.
+    for i in (0..n).rev() {
+        let v = (at(x, i) - at(&u1, i) * at(x, i + 1) - at(&u2, i) * at(x, i + 2)) / at(&u0, i);
+        put(x, i, v);
+    }
+}
+
+/// The eigenvectors of the symmetric tridiagonal T (diagonal `d`, off-diagonal
+/// `e`) for the eigenvalues `lambdas` (accurate ones, largest first), by inverse
+/// iteration: three solves from a seeded random start, each followed by
+/// Gram-Schmidt (twice) against the vectors already found for eigenvalues within
+/// 1e-3 ‖T‖ (so clustered and repeated eigenvalues get orthogonal vectors), then
+/// normalisation. Returns them as the columns of an n x k column-major buffer.
+fn tridiag_eigenvectors(d: &[f64], e: &[f64], lambdas: &[f64]) -> Vec<f64> {
+    let n = d.len();
+    let k = lambdas.len();
+    let norm_t = (0..n)
+        .map(|i| at(d, i).abs() + at(e, i).abs() + if i > 0 { at(e, i - 1).abs() } else { 0.0 })
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let tiny = f64::EPSILON * norm_t;
+    let cluster = 1e-3 * norm_t;
+    let mut rng = SeededRng::seed_from_u64(LANCZOS_SEED ^ 0x5354_4549_4e00);
+    let mut out = vec![0.0; n * k];
+    for (j, &lambda) in lambdas.iter().enumerate() {
+        let (done, rest) = out.split_at_mut(j * n);
+        let Some(x) = rest.get_mut(..n) else { break };
+        for v in x.iter_mut() {
+            *v = rng.next_f64() - 0.5;
+        }
+        let close: Vec<usize> = (0..j)
+            .filter(|&i| (at(lambdas, i) - lambda).abs() <= cluster)
+            .collect();
+        for _iteration in 0..3 {
+            let scale = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            if scale > 0.0 {
+                x.iter_mut().for_each(|v| *v /= scale);
+            }
+            tridiag_shifted_solve(d, e, lambda, tiny, x);
+            for _pass in 0..2 {
+                for &i in &close {
+                    let Some(q) = done.get(i * n..(i + 1) * n) else {
+                        continue;
+                    };
+                    let dot: f64 = q.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+                    x.iter_mut().zip(q).for_each(|(v, qv)| *v -= dot * qv);
+                }
+            }
+            let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 0.0 && norm.is_finite() {
+                x.iter_mut().for_each(|v| *v /= norm);
+            } else {
+                for v in x.iter_mut() {
+                    *v = rng.next_f64() - 0.5;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Dense symmetric eigensolver of `matrix` (consumed; only its lower triangle is
+/// read): every eigenvalue and the eigenvectors of the top `k`, sorted descending.
 ///
-/// faer's building blocks, run so that no extra n x n copy of `matrix` is made:
-/// 1. Householder tridiagonalisation of `matrix` in place (its lower triangle then
-///    holds the reflectors; a `bs x (n-1)` block of reflector factors beside it);
-/// 2. divide-and-conquer eigendecomposition of the tridiagonal matrix (every
-///    eigenvalue; the n x n eigenvector matrix of the tridiagonal problem);
-/// 3. only the `k` kept eigenvectors are taken back through the reflectors.
+/// 1. faer's blocked Householder tridiagonalisation of `matrix` in place (its
+///    lower triangle then holds the reflectors, a `bs x (n-1)` block of reflector
+///    factors beside it);
+/// 2. every eigenvalue of the tridiagonal matrix by implicit QL without
+///    eigenvectors (O(n) memory);
+/// 3. the k wanted eigenvectors of the tridiagonal matrix by inverse iteration
+///    (O(n k)), taken back through the reflectors with faer.
 ///
-/// Memory beyond `matrix` itself: the n x n tridiagonal eigenvector matrix and
-/// faer's divide-and-conquer workspace (two n x n scratch matrices and O(n)
-/// vectors) while step 2 runs, then n x k.
+/// Memory beyond `matrix` itself: O(n k) plus the `bs x n` reflector factors and
+/// faer's workspaces (sized by faer's own scratch functions). No second n x n
+/// matrix is ever allocated (faer's own eigendecomposition needs three: a copy,
+/// the eigenvectors and a divide-and-conquer workspace).
 pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitError> {
-    use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-    use faer::linalg::evd::{self, tridiag, SelfAdjointEvdParams};
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::evd::{tridiag, SelfAdjointEvdParams};
     use faer::linalg::householder;
-    use faer::linalg::temp_mat_scratch;
     use faer::reborrow::{IntoConst, ReborrowMut};
-    use faer::{diag::Diag, Mat, MatMut, Par, Spec};
+    use faer::{Mat, MatMut, Par, Spec};
 
     let not_converged = || FitError::NotConverged {
         solver: "dense",
@@ -123,34 +328,21 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
         );
     }
     let a = a.into_const();
-    let diag = a.diagonal();
-    let subdiag = a.submatrix(1, 0, n - 1, n - 1).diagonal();
+    let diag: Vec<f64> = a.diagonal().column_vector().iter().copied().collect();
+    let mut off: Vec<f64> = a
+        .submatrix(1, 0, n - 1, n - 1)
+        .diagonal()
+        .column_vector()
+        .iter()
+        .copied()
+        .collect();
+    off.push(0.0);
 
-    // 2. Every eigenpair of the tridiagonal matrix (ascending).
-    let mut s = Diag::<f64>::zeros(n);
-    let mut u = Mat::<f64>::zeros(n, n);
-    {
-        // tridiagonal_self_adjoint_evd: two n-vectors, then divide and conquer
-        // (four usize n-vectors, six f64 n-vectors, two n x n matrices); padded.
-        let req = StackReq::all_of(&[
-            temp_mat_scratch::<f64>(n, 1).array(8),
-            StackReq::new::<usize>(n).array(4),
-            temp_mat_scratch::<f64>(n, n).array(2),
-            temp_mat_scratch::<f64>(n, 4),
-        ]);
-        let mut buf = MemBuffer::new(req);
-        evd::tridiagonal_self_adjoint_evd(
-            diag,
-            subdiag,
-            s.as_mut(),
-            Some(u.as_mut()),
-            par,
-            MemStack::new(&mut buf),
-            params,
-        )
-        .map_err(|_| not_converged())?;
-    }
-    let values: Vec<f64> = s.column_vector().iter().copied().collect();
+    // 2. Every eigenvalue.
+    let mut values = diag.clone();
+    let mut scratch_e = off.clone();
+    tridiag_eigenvalues(&mut values, &mut scratch_e).map_err(|_| not_converged())?;
+    drop(scratch_e);
     if values.iter().any(|v| !v.is_finite()) {
         return Err(not_converged());
     }
@@ -159,15 +351,12 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
         .iter()
         .filter_map(|&i| values.get(i).copied())
         .collect();
+    let top: Vec<f64> = all_values.iter().take(k).copied().collect();
 
     // 3. The kept eigenvectors of the tridiagonal matrix, back through the reflectors.
-    let mut vectors = DMatrix::<f64>::zeros(n, k);
+    let mut vectors = DMatrix::from_vec(n, k, tridiag_eigenvectors(&diag, &off, &top));
     let mut kept = MatMut::from_column_major_slice_mut(vectors.as_mut_slice(), n, k);
-    for (dst, &src) in order.iter().take(k).enumerate() {
-        kept.rb_mut().col_mut(dst).copy_from(u.as_ref().col(src));
-    }
-    drop(u);
-    if n > 1 {
+    if n > 1 && k > 0 {
         let req = householder::apply_block_householder_sequence_on_the_left_in_place_scratch::<f64>(
             n - 1,
             bs,
@@ -178,13 +367,13 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
             a.submatrix(1, 0, n - 1, n - 1),
             reflectors.as_ref(),
             faer::Conj::No,
-            kept.subrows_mut(1, n - 1),
+            kept.rb_mut().subrows_mut(1, n - 1),
             par,
             MemStack::new(&mut buf),
         );
     }
     Ok(TopEigen {
-        values: all_values.iter().take(k).copied().collect(),
+        values: top,
         vectors,
         all_values: Some(all_values),
         matvecs: 0,
@@ -192,11 +381,42 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
     })
 }
 
-/// h[(i, j)] = v when in range (it always is here; no panicking index).
-fn set(h: &mut DMatrix<f64>, i: usize, j: usize, v: f64) {
-    if let Some(slot) = h.get_mut((i, j)) {
-        *slot = v;
+/// Every eigenpair of a small symmetric matrix (the m x m matrices of the Nyström
+/// fit), by faer's self-adjoint eigendecomposition with the workspace from faer's
+/// `self_adjoint_evd_scratch`. Returns (eigenvalues ascending, eigenvectors as
+/// columns). Only the lower triangle of `matrix` is read.
+pub(crate) fn full_evd(matrix: &DMatrix<f64>) -> Result<(Vec<f64>, DMatrix<f64>), FitError> {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::evd::{self, ComputeEigenvectors, SelfAdjointEvdParams};
+    use faer::{diag::Diag, MatMut, MatRef, Par, Spec};
+    let n = matrix.nrows();
+    let par = if rayon::current_num_threads() > 1 {
+        Par::rayon(0)
+    } else {
+        Par::Seq
+    };
+    let params: Spec<SelfAdjointEvdParams, f64> = Spec::default();
+    let mut s = Diag::<f64>::zeros(n);
+    let mut u = DMatrix::<f64>::zeros(n, n);
+    if n == 0 {
+        return Ok((Vec::new(), u));
     }
+    let req = evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par, params);
+    let mut buf = MemBuffer::new(req);
+    evd::self_adjoint_evd(
+        MatRef::from_column_major_slice(matrix.as_slice(), n, n),
+        s.as_mut(),
+        Some(MatMut::from_column_major_slice_mut(u.as_mut_slice(), n, n)),
+        par,
+        MemStack::new(&mut buf),
+        params,
+    )
+    .map_err(|_| FitError::NotConverged {
+        solver: "dense (m x m)",
+        iterations: 0,
+        residual: f64::NAN,
+    })?;
+    Ok((s.column_vector().iter().copied().collect(), u))
 }
 
 /// Options of the iterative solver.
@@ -204,51 +424,146 @@ fn set(h: &mut DMatrix<f64>, i: usize, j: usize, v: f64) {
 pub(crate) struct IterOptions {
     /// Relative residual tolerance.
     pub tol: f64,
-    /// Maximum number of restarts.
+    /// Maximum number of passes (block products with the matrix).
     pub max_restarts: usize,
 }
 
-/// A random unit vector orthogonal to the first `cols` columns of the n x p basis
-/// in `basis` (column-major), written into column `cols`.
-fn random_orthogonal(basis: &mut [f64], n: usize, cols: usize, rng: &mut SeededRng) {
-    for _attempt in 0..8 {
-        let mut w = DVector::from_fn(n, |_, _| rng.next_f64() - 0.5);
-        if cols > 0 {
-            if let Some(prev) = basis.get(..n * cols) {
-                let view = DMatrixView::from_slice(prev, n, cols);
-                for _pass in 0..2 {
-                    let c = view.tr_mul(&w);
-                    w.gemv(-1.0, &view, &c, 1.0);
-                }
-            }
-        }
-        let norm = w.norm();
-        if norm > 1e-8 {
-            w /= norm;
-            if let Some(dst) = basis.get_mut(n * cols..n * (cols + 1)) {
-                dst.copy_from_slice(w.as_slice());
-            }
-            return;
+/// Fills column `j` of the n-row column-major `buf` with a random vector.
+fn random_column(buf: &mut [f64], n: usize, j: usize, rng: &mut SeededRng) {
+    if let Some(col) = buf.get_mut(j * n..(j + 1) * n) {
+        for v in col.iter_mut() {
+            *v = rng.next_f64() - 0.5;
         }
     }
 }
 
-/// The `k` largest eigenpairs of the symmetric n x n operator `op` (y = K x) by
-/// thick-restart Lanczos (Wu and Simon 2000) with full reorthogonalisation.
+/// The parallelism of the big products.
+fn par() -> faer::Par {
+    if rayon::current_num_threads() > 1 {
+        faer::Par::rayon(0)
+    } else {
+        faer::Par::Seq
+    }
+}
+
+/// Orthonormalises the `bw` columns of `block` (n x bw, column-major) against the
+/// first `c` columns of the orthonormal `basis` and among themselves (classical
+/// Gram-Schmidt against the basis, twice; then column by column, twice). A column
+/// that loses more than all but 1e-8 of its norm (the space is nearly invariant) is
+/// replaced by a random vector and orthonormalised again.
+fn orthonormalize_block(
+    basis: &[f64],
+    c: usize,
+    block: &mut [f64],
+    n: usize,
+    bw: usize,
+    rng: &mut SeededRng,
+) {
+    use faer::reborrow::ReborrowMut;
+    use faer::{Accum, MatMut, MatRef};
+    let v = MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c);
+    let project_out = |block: &mut [f64]| {
+        if c == 0 {
+            return;
+        }
+        let mut coeff = vec![0.0; c * bw];
+        for _pass in 0..2 {
+            let b = MatRef::from_column_major_slice(&block[..], n, bw);
+            let mut cm = MatMut::from_column_major_slice_mut(&mut coeff, c, bw);
+            faer::linalg::matmul::matmul(cm.rb_mut(), Accum::Replace, v.transpose(), b, 1.0, par());
+            let mut bm = MatMut::from_column_major_slice_mut(&mut block[..], n, bw);
+            faer::linalg::matmul::matmul(
+                bm.rb_mut(),
+                Accum::Add,
+                v,
+                MatRef::from_column_major_slice(&coeff, c, bw),
+                -1.0,
+                par(),
+            );
+        }
+    };
+    project_out(block);
+    for j in 0..bw {
+        for attempt in 0..4 {
+            let (prev, rest) = block.split_at_mut(j * n);
+            let Some(x) = rest.get_mut(..n) else { return };
+            let before = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+            for _pass in 0..2 {
+                for q in prev.chunks_exact(n) {
+                    let dot: f64 = q.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+                    x.iter_mut().zip(q).for_each(|(a, b)| *a -= dot * b);
+                }
+            }
+            let norm = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+            if norm > 1e-8 * before && norm > 0.0 && norm.is_finite() {
+                x.iter_mut().for_each(|a| *a /= norm);
+                break;
+            }
+            // Nearly dependent: a random replacement, made orthogonal to the basis.
+            random_column(block, n, j, rng);
+            if c > 0 && attempt < 3 {
+                let Some(col) = block.get_mut(j * n..(j + 1) * n) else {
+                    return;
+                };
+                let mut coeff = vec![0.0; c];
+                for _pass in 0..2 {
+                    let b = MatRef::from_column_major_slice(&col[..], n, 1);
+                    let mut cm = MatMut::from_column_major_slice_mut(&mut coeff, c, 1);
+                    faer::linalg::matmul::matmul(
+                        cm.rb_mut(),
+                        Accum::Replace,
+                        v.transpose(),
+                        b,
+                        1.0,
+                        par(),
+                    );
+                    let mut bm = MatMut::from_column_major_slice_mut(&mut col[..], n, 1);
+                    faer::linalg::matmul::matmul(
+                        bm.rb_mut(),
+                        Accum::Add,
+                        v,
+                        MatRef::from_column_major_slice(&coeff, c, 1),
+                        -1.0,
+                        par(),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// dst (n x r) = src (n x c) * y (c x r), all column-major.
+fn times(src: &[f64], n: usize, c: usize, y: &[f64], r: usize, dst: &mut [f64]) {
+    use faer::{Accum, MatMut, MatRef};
+    faer::linalg::matmul::matmul(
+        MatMut::from_column_major_slice_mut(dst, n, r),
+        Accum::Replace,
+        MatRef::from_column_major_slice(src.get(..n * c).unwrap_or(&[]), n, c),
+        MatRef::from_column_major_slice(y, c, r),
+        1.0,
+        par(),
+    );
+}
+
+/// The `k` largest eigenpairs of the symmetric n x n operator `op` (Y = K X for a
+/// block of columns X) by thick-restart block Lanczos with full
+/// reorthogonalisation and Rayleigh-Ritz at every pass.
 ///
-/// The Krylov basis has p = min(n, max(2k + 16, k + 32)) vectors. Each new vector
-/// is orthogonalised against the whole basis twice (classical Gram-Schmidt applied
-/// twice), which keeps the basis orthonormal to working precision, and the
-/// projected matrix H = V'KV is built from those coefficients. After each cycle the
-/// Rayleigh-Ritz pairs (theta_i, V y_i) of H are formed; the q = k + (p - k)/2 with
-/// the largest theta are kept and the expansion restarts from the residual vector.
-/// When the Krylov space becomes invariant, it continues with a random vector
-/// orthogonal to the basis (so multiple and zero eigenvalues are found too).
+/// The search space V (at most `cap` = min(n, max(6b, k + 3b)) orthonormal
+/// columns, block size b = min(n, k + 8)) is kept together with K V, so each pass
+/// costs one product of the matrix with a block of b columns (one read of the
+/// matrix for b vectors: the matrix is memory bound, so this is several times
+/// cheaper than b single products). Each pass: Rayleigh-Ritz on H = V'KV gives
+/// Ritz pairs (theta_i, x_i = V y_i) with residuals r_i = (KV) y_i - theta_i x_i;
+/// the residuals of the b leading pairs, orthonormalised against V, are the next
+/// block (in exact arithmetic this is block Lanczos). When V is full, it is cut
+/// back to its `cap - b` leading Ritz vectors (thick restart; K V is transformed
+/// with them, no product needed).
 ///
-/// Convergence test: ‖K v_i - theta_i v_i‖ <= tol * max_j |theta_j| for every kept
+/// Convergence test: ‖K x_i - theta_i x_i‖ <= tol * max_j |theta_j| for every kept
 /// pair i < k (max_j |theta_j| estimates ‖K‖₂ = |mu_1| for a positive semi-definite
-/// K). It is checked on the Lanczos estimate ‖f‖ |e_p' y_i| and then confirmed with
-/// explicitly computed residuals (k extra products).
+/// K), checked on the residuals above and then confirmed with one explicit product
+/// K X_k (k more products).
 pub(crate) fn lanczos_top<F>(
     n: usize,
     k: usize,
@@ -256,70 +571,66 @@ pub(crate) fn lanczos_top<F>(
     opts: IterOptions,
 ) -> Result<TopEigen, FitError>
 where
-    F: Fn(&[f64], &mut [f64]),
+    F: Fn(faer::MatRef<'_, f64>, faer::MatMut<'_, f64>),
 {
+    use faer::{Accum, MatMut, MatRef};
     let k = k.min(n);
-    let p = n.min((2 * k + 16).max(k + 32));
-    let keep = (k + (p - k) / 2).min(p.saturating_sub(1)).max(k);
+    if n == 0 || k == 0 {
+        return Ok(TopEigen {
+            values: Vec::new(),
+            vectors: DMatrix::zeros(n, 0),
+            all_values: None,
+            matvecs: 0,
+            max_residual: 0.0,
+        });
+    }
+    let b = (k + 8).min(n);
+    let cap = (6 * b).max(k + 3 * b).min(n);
+    let keep = cap.saturating_sub(b).max(k);
     let mut rng = SeededRng::seed_from_u64(LANCZOS_SEED);
-    let mut basis = vec![0.0; n * p];
-    let mut h = DMatrix::<f64>::zeros(p, p);
-    let mut w = DVector::<f64>::zeros(n);
-    let mut residual_vec = DVector::<f64>::zeros(n);
-    let mut beta_last;
+    let mut basis = vec![0.0; n * cap];
+    let mut kbasis = vec![0.0; n * cap];
+    let mut c = 0usize;
     let mut matvecs = 0usize;
-    let mut start = 0usize;
     let mut worst = f64::INFINITY;
-    random_orthogonal(&mut basis, n, 0, &mut rng);
-    let mut norm_estimate = 0.0f64;
+    let mut block = vec![0.0; n * b];
+    for j in 0..b {
+        random_column(&mut block, n, j, &mut rng);
+    }
+    let mut bw = b;
+    orthonormalize_block(&basis, 0, &mut block, n, bw, &mut rng);
 
-    for restart in 0..opts.max_restarts.max(1) {
-        beta_last = 0.0;
-        for j in start..p {
-            {
-                let vj = basis.get(n * j..n * (j + 1)).unwrap_or(&[]);
-                op(vj, w.as_mut_slice());
-                matvecs += 1;
-            }
-            norm_estimate = norm_estimate.max(w.norm());
-            let prev = basis.get(..n * (j + 1)).unwrap_or(&[]);
-            let view = DMatrixView::from_slice(prev, n, j + 1);
-            let mut coeffs = DVector::<f64>::zeros(j + 1);
-            for _pass in 0..2 {
-                let c = view.tr_mul(&w);
-                w.gemv(-1.0, &view, &c, 1.0);
-                coeffs += c;
-            }
-            // Column j of H = V'KV: the couplings to the kept Ritz vectors (rows
-            // below `start`) and the Lanczos coefficients.
-            for (i, &c) in coeffs.iter().enumerate() {
-                set(&mut h, i, j, c);
-                set(&mut h, j, i, c);
-            }
-            let beta = w.norm();
-            if j + 1 < p {
-                if beta > 1e3 * f64::EPSILON * norm_estimate.max(f64::MIN_POSITIVE) {
-                    if let Some(dst) = basis.get_mut(n * (j + 1)..n * (j + 2)) {
-                        for (d, &v) in dst.iter_mut().zip(w.iter()) {
-                            *d = v / beta;
-                        }
-                    }
-                } else {
-                    random_orthogonal(&mut basis, n, j + 1, &mut rng);
-                }
-            } else {
-                beta_last = beta;
-                residual_vec.copy_from(&w);
-            }
+    for pass in 0..opts.max_restarts.max(1) {
+        // Extend V by the block and K V by its product.
+        if let Some(dst) = basis.get_mut(n * c..n * (c + bw)) {
+            dst.copy_from_slice(block.get(..n * bw).unwrap_or(&[]));
         }
+        if let Some(dst) = kbasis.get_mut(n * c..n * (c + bw)) {
+            op(
+                MatRef::from_column_major_slice(block.get(..n * bw).unwrap_or(&[]), n, bw),
+                MatMut::from_column_major_slice_mut(dst, n, bw),
+            );
+        }
+        matvecs += bw;
+        c += bw;
 
-        // Rayleigh-Ritz on the projected matrix.
-        let eig =
-            SymmetricEigen::try_new(h.clone(), f64::EPSILON, 0).ok_or(FitError::NotConverged {
-                solver: "lanczos (projected problem)",
-                iterations: restart,
-                residual: f64::NAN,
-            })?;
+        // Rayleigh-Ritz on H = V'KV (symmetrised).
+        let mut h = vec![0.0; c * c];
+        faer::linalg::matmul::matmul(
+            MatMut::from_column_major_slice_mut(&mut h, c, c),
+            Accum::Replace,
+            MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c).transpose(),
+            MatRef::from_column_major_slice(kbasis.get(..n * c).unwrap_or(&[]), n, c),
+            1.0,
+            par(),
+        );
+        let hm = DMatrix::from_vec(c, c, h);
+        let hs = (&hm + hm.transpose()) * 0.5;
+        let eig = SymmetricEigen::try_new(hs, f64::EPSILON, 0).ok_or(FitError::NotConverged {
+            solver: "lanczos (projected problem)",
+            iterations: pass,
+            residual: f64::NAN,
+        })?;
         let order = descending_order(eig.eigenvalues.as_slice());
         let theta: Vec<f64> = order
             .iter()
@@ -330,70 +641,87 @@ where
             .iter()
             .fold(0.0f64, |a, t| a.max(t.abs()))
             .max(f64::MIN_POSITIVE);
-        let estimate = (0..k)
-            .map(|i| beta_last * y.get((p - 1, i)).map_or(f64::INFINITY, |v| v.abs()) / scale)
-            .fold(0.0f64, f64::max);
-        let all = DMatrixView::from_slice(&basis, n, p);
 
-        if estimate <= opts.tol || p == n {
-            let y_k = y.columns(0, k);
-            let vectors = all * y_k;
+        // Ritz vectors and residuals of the r leading pairs.
+        let r = b.min(c);
+        let yr = y.columns(0, r).into_owned();
+        let mut x = vec![0.0; n * r];
+        let mut kx = vec![0.0; n * r];
+        times(&basis, n, c, yr.as_slice(), r, &mut x);
+        times(&kbasis, n, c, yr.as_slice(), r, &mut kx);
+        let mut estimate = 0.0f64;
+        for (i, (res, xv)) in kx.chunks_exact_mut(n).zip(x.chunks_exact(n)).enumerate() {
+            let t = theta.get(i).copied().unwrap_or(0.0);
+            res.iter_mut().zip(xv).for_each(|(a, v)| *a -= t * v);
+            if i < k {
+                let norm = res.iter().map(|a| a * a).sum::<f64>().sqrt();
+                estimate = estimate.max(norm / scale);
+            }
+        }
+        worst = estimate;
+
+        if estimate <= opts.tol || c >= n {
             // Confirm with explicit residuals.
+            let xk = x.get(..n * k).unwrap_or(&[]);
+            let mut prod = vec![0.0; n * k];
+            op(
+                MatRef::from_column_major_slice(xk, n, k),
+                MatMut::from_column_major_slice_mut(&mut prod, n, k),
+            );
+            matvecs += k;
             let mut true_worst = 0.0f64;
-            let mut kv = vec![0.0; n];
-            for (i, col) in vectors.column_iter().enumerate() {
+            for (i, (p, xv)) in prod.chunks_exact(n).zip(xk.chunks_exact(n)).enumerate() {
                 let t = theta.get(i).copied().unwrap_or(0.0);
-                op(col.as_slice(), &mut kv);
-                matvecs += 1;
-                let r: f64 = kv
+                let rn = p
                     .iter()
-                    .zip(col.iter())
+                    .zip(xv)
                     .map(|(a, v)| (a - t * v).powi(2))
                     .sum::<f64>()
                     .sqrt();
-                true_worst = true_worst.max(r / scale);
+                true_worst = true_worst.max(rn / scale);
             }
             worst = true_worst;
-            if true_worst <= opts.tol || (p == n && true_worst <= 1e3 * opts.tol.max(f64::EPSILON))
+            if true_worst <= opts.tol || (c >= n && true_worst <= 1e3 * opts.tol.max(f64::EPSILON))
             {
                 return Ok(TopEigen {
                     values: theta.iter().take(k).copied().collect(),
-                    vectors,
+                    vectors: DMatrix::from_vec(n, k, xk.to_vec()),
                     all_values: None,
                     matvecs,
                     max_residual: true_worst,
                 });
             }
-        } else {
-            worst = estimate;
+            if c >= n {
+                break;
+            }
         }
 
-        // Thick restart: keep the `keep` leading Ritz vectors, continue from the residual.
-        let ritz = all * y.columns(0, keep);
-        if let Some(dst) = basis.get_mut(..n * keep) {
-            dst.copy_from_slice(ritz.as_slice());
-        }
-        h.fill(0.0);
-        for (i, &t) in theta.iter().take(keep).enumerate() {
-            set(&mut h, i, i, t);
-        }
-        if beta_last > 1e3 * f64::EPSILON * norm_estimate.max(f64::MIN_POSITIVE) {
-            // Reorthogonalise the residual against the new basis too (it is
-            // orthogonal in exact arithmetic).
-            let prev = basis.get(..n * keep).unwrap_or(&[]);
-            let view = DMatrixView::from_slice(prev, n, keep);
-            let c = view.tr_mul(&residual_vec);
-            residual_vec.gemv(-1.0, &view, &c, 1.0);
-            let norm = residual_vec.norm();
-            if let Some(dst) = basis.get_mut(n * keep..n * (keep + 1)) {
-                for (d, &v) in dst.iter_mut().zip(residual_vec.iter()) {
-                    *d = v / norm;
-                }
+        // Thick restart when the next block does not fit.
+        let next = b.min(n - c.min(n));
+        if next == 0 || c + b > cap {
+            let q = keep.min(c);
+            let yq = y.columns(0, q).into_owned();
+            let mut tmp = vec![0.0; n * q];
+            times(&basis, n, c, yq.as_slice(), q, &mut tmp);
+            if let Some(dst) = basis.get_mut(..n * q) {
+                dst.copy_from_slice(&tmp);
             }
-        } else {
-            random_orthogonal(&mut basis, n, keep, &mut rng);
+            times(&kbasis, n, c, yq.as_slice(), q, &mut tmp);
+            if let Some(dst) = kbasis.get_mut(..n * q) {
+                dst.copy_from_slice(&tmp);
+            }
+            c = q;
         }
-        start = keep;
+        // The next block: the residuals of the leading Ritz pairs.
+        bw = b.min(n - c).min(r);
+        if bw == 0 {
+            break;
+        }
+        block.fill(0.0);
+        if let (Some(dst), Some(src)) = (block.get_mut(..n * bw), kx.get(..n * bw)) {
+            dst.copy_from_slice(src);
+        }
+        orthonormalize_block(&basis, c, &mut block, n, bw, &mut rng);
     }
     Err(FitError::NotConverged {
         solver: "lanczos",
@@ -402,20 +730,28 @@ where
     })
 }
 
-/// y = K x for a symmetric matrix stored column-major (so row i is column i),
-/// parallel over rows.
-pub(crate) fn sym_matvec(matrix: &DMatrix<f64>, x: &[f64], y: &mut [f64]) {
-    let n = matrix.nrows();
-    y.par_iter_mut()
-        .zip(matrix.as_slice().par_chunks(n.max(1)))
-        .for_each(|(yi, col)| {
-            *yi = col.iter().zip(x).map(|(a, b)| a * b).sum();
-        });
+/// Y = K X for the symmetric n x n matrix `matrix` (column-major) and a block X,
+/// one parallel matrix product (faer).
+pub(crate) fn sym_block_product(
+    matrix: &[f64],
+    n: usize,
+    x: faer::MatRef<'_, f64>,
+    y: faer::MatMut<'_, f64>,
+) {
+    faer::linalg::matmul::matmul(
+        y,
+        faer::Accum::Replace,
+        faer::MatRef::from_column_major_slice(matrix, n, n),
+        x,
+        1.0,
+        par(),
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nalgebra::DVector;
 
     fn test_matrix(n: usize) -> DMatrix<f64> {
         let mut rng = SeededRng::seed_from_u64(3);
@@ -435,7 +771,7 @@ mod tests {
         let it = lanczos_top(
             n,
             k,
-            |x, y| sym_matvec(&m, x, y),
+            |x, y| sym_block_product(m.as_slice(), n, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 200,
@@ -458,7 +794,7 @@ mod tests {
         let it = lanczos_top(
             n,
             4,
-            |x, y| sym_matvec(&m, x, y),
+            |x, y| sym_block_product(m.as_slice(), n, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 100,
@@ -474,7 +810,7 @@ mod tests {
         let it = lanczos_top(
             10,
             3,
-            |x, y| sym_matvec(&small, x, y),
+            |x, y| sym_block_product(small.as_slice(), 10, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 5,

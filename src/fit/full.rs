@@ -1,8 +1,10 @@
 //! Full kernel PCA in f64 (DESIGN.md section 1).
 
-use super::eigen::{dense_top, lanczos_top, sign_flip_columns, sym_matvec, IterOptions, TopEigen};
+use super::eigen::{
+    dense_top, lanczos_top, sign_flip_columns, sym_block_product, IterOptions, TopEigen,
+};
 use super::fitted::{FitCore, SolverReport};
-use super::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KERNEL_BLOCK};
+use super::kernel::{gram_matrix, sq_norms, Kernel64, KernelKind, PANEL};
 use super::params::Solver;
 use super::{FitError, POSITIVE_EIG_REL_TOL};
 use nalgebra::DMatrix;
@@ -14,10 +16,11 @@ use std::vec::Vec;
 
 /// Fits full kernel PCA to the (standardised) row-major points `z` (n x d).
 ///
-/// Memory: the n x n kernel matrix is built once (in parallel column blocks),
-/// centred in place, and handed to the solver; the dense solver (faer) reduces it
-/// in place and also holds an n x n eigenvector matrix and two n x n scratch
-/// matrices while its divide-and-conquer step runs.
+/// Memory: one n x n f64 matrix plus O(n k). The kernel matrix is built once (its
+/// lower triangle in parallel column panels, then mirrored), centred in place, and
+/// handed to the solver without a copy: the iterative solver only reads it (block
+/// products), the dense solver reduces it in place and computes only the k wanted
+/// eigenvectors (see `eigen::dense_top`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_full(
     z: &[f64],
@@ -31,7 +34,7 @@ pub(crate) fn fit_full(
 ) -> Result<(FitCore, SolverReport), FitError> {
     let n = z.len() / d.max(1);
     let sq = sq_norms(z, d);
-    let mut kmat = cross_kernel(kernel, z, &sq, z, d)?;
+    let mut kmat = gram_matrix(kernel, z, &sq, d)?;
 
     // Row means r (= column means, K is symmetric) and the grand mean g.
     let r: Vec<f64> = kmat
@@ -40,11 +43,11 @@ pub(crate) fn fit_full(
         .collect();
     let g = r.iter().sum::<f64>() / n as f64;
     // Centre in place: Kc_ij = K_ij - (r_i + r_j) + g (symmetric to the last bit).
-    kmat.par_chunks_mut(n.max(1) * KERNEL_BLOCK)
+    kmat.par_chunks_mut(n.max(1) * PANEL)
         .enumerate()
         .for_each(|(block, cols)| {
             for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
-                let rj = r.get(block * KERNEL_BLOCK + jj).copied().unwrap_or(0.0);
+                let rj = r.get(block * PANEL + jj).copied().unwrap_or(0.0);
                 for (v, &ri) in col.iter_mut().zip(&r) {
                     *v = (*v - (ri + rj)) + g;
                 }
@@ -54,7 +57,6 @@ pub(crate) fn fit_full(
         .map(|j| kmat.get(j * n + j).copied().unwrap_or(0.0))
         .collect();
     let trace: f64 = diag.iter().sum();
-    let matrix = DMatrix::from_vec(n, n, kmat);
 
     let (eig, report): (TopEigen, SolverReport) = match solver {
         Solver::Iterative => {
@@ -62,14 +64,18 @@ pub(crate) fn fit_full(
                 tol,
                 max_restarts: max_iter,
             };
-            let eig = lanczos_top(n, k, |x, y| sym_matvec(&matrix, x, y), opts)?;
+            let eig = lanczos_top(n, k, |x, y| sym_block_product(&kmat, n, x, y), opts)?;
+            drop(kmat);
             let report = SolverReport::Lanczos {
                 matvecs: eig.matvecs,
                 max_residual: eig.max_residual,
             };
             (eig, report)
         }
-        Solver::Dense | Solver::Auto => (dense_top(matrix, k)?, SolverReport::Dense),
+        Solver::Dense | Solver::Auto => (
+            dense_top(DMatrix::from_vec(n, n, kmat), k)?,
+            SolverReport::Dense,
+        ),
     };
     let TopEigen {
         values,

@@ -7,9 +7,6 @@ use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
 
-/// Columns (or rows) of a kernel matrix computed per parallel task.
-pub(crate) const KERNEL_BLOCK: usize = 16;
-
 /// The kernel families, with scikit-learn's names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelKind {
@@ -303,10 +300,161 @@ pub(crate) fn sq_norms(rows: &[f64], d: usize) -> Vec<f64> {
     rows.chunks_exact(d).map(|r| dot(r, r)).collect()
 }
 
+/// Rows (or columns) of a kernel matrix per parallel task in [`gram_matrix`] and
+/// [`cross_kernel`].
+pub(crate) const PANEL: usize = 128;
+
+/// Whether the kernel is a function of the inner product (and the squared norms),
+/// so that a block of it is one matrix product followed by an elementwise map.
+fn via_inner_products(kind: KernelKind) -> bool {
+    kind != KernelKind::Laplacian
+}
+
+/// dst(i, j) = k(a_i, b_j) for the row-major point sets `a` (rows of dst) and `b`
+/// (columns), with their squared norms. Kernels of the inner product are computed
+/// as one matrix product G = A B' (faer, sequential: the callers run blocks in
+/// parallel) and then mapped elementwise; rbf uses ‖a‖² + ‖b‖² - 2 a'b (clamped at
+/// 0, as scikit-learn's `euclidean_distances`), and 0 on the diagonal when
+/// `same_diagonal` (a_i and b_i are then the same point).
+fn kernel_block(
+    kernel: &Kernel64,
+    mut dst: faer::MatMut<'_, f64>,
+    a: &[f64],
+    a_sq: &[f64],
+    b: &[f64],
+    b_sq: &[f64],
+    d: usize,
+    same_diagonal: bool,
+) {
+    use faer::reborrow::ReborrowMut;
+    use faer::{Accum, MatRef, Par};
+    let (rows, cols) = (a_sq.len(), b_sq.len());
+    if !via_inner_products(kernel.kind) {
+        for (j, (x, &sq_x)) in b.chunks_exact(d).zip(b_sq).enumerate() {
+            let col = dst.rb_mut().col_mut(j);
+            for (v, (z, &sq_z)) in col.iter_mut().zip(a.chunks_exact(d).zip(a_sq)) {
+                *v = kernel.eval(z, x, sq_z, sq_x);
+            }
+        }
+        return;
+    }
+    let am = MatRef::from_row_major_slice(a, rows, d);
+    let bm = MatRef::from_row_major_slice(b, cols, d);
+    faer::linalg::matmul::matmul(dst.rb_mut(), Accum::Replace, am, bm.transpose(), 1.0, Par::Seq);
+    let g = kernel.gamma;
+    let c0 = kernel.coef0;
+    for j in 0..cols {
+        let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
+        let col = dst.rb_mut().col_mut(j);
+        for (i, v) in col.iter_mut().enumerate() {
+            let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
+            let ip = *v;
+            *v = match kernel.kind {
+                KernelKind::Rbf => {
+                    if same_diagonal && i == j {
+                        1.0
+                    } else {
+                        (-g * (sq_a + sq_b - 2.0 * ip).max(0.0)).exp()
+                    }
+                }
+                KernelKind::Linear => ip,
+                KernelKind::Poly => (g * ip + c0).powi(kernel.degree as i32),
+                KernelKind::Sigmoid => (g * ip + c0).tanh(),
+                KernelKind::Cosine => {
+                    let denom = sq_a.sqrt() * sq_b.sqrt();
+                    if denom > 0.0 {
+                        ip / denom
+                    } else {
+                        0.0
+                    }
+                }
+                KernelKind::Laplacian => f64::NAN, // not reached (handled above)
+            };
+        }
+    }
+}
+
+/// The n x n kernel matrix of the row-major points `z` (column-major, symmetric).
+///
+/// Only the lower triangle is computed, in parallel column panels of [`PANEL`]
+/// (a matrix product per panel for the kernels of the inner product, see
+/// [`kernel_block`]); the upper triangle is then copied from it, so the result is
+/// exactly symmetric and the only n x n allocation is the result itself.
+/// [`FitError::NonFiniteKernel`] if any value is not finite.
+pub(crate) fn gram_matrix(
+    kernel: &Kernel64,
+    z: &[f64],
+    sq: &[f64],
+    d: usize,
+) -> Result<Vec<f64>, FitError> {
+    let n = sq.len();
+    let mut out = vec![0.0; n * n];
+    if n == 0 {
+        return Ok(out);
+    }
+    let finite: bool = out
+        .par_chunks_mut(n * PANEL)
+        .enumerate()
+        .map(|(p, panel)| {
+            let j0 = p * PANEL;
+            let w = panel.len() / n;
+            let m = faer::MatMut::from_column_major_slice_mut(panel, n, w);
+            let lower = m.submatrix_mut(j0, 0, n - j0, w);
+            kernel_block(
+                kernel,
+                lower,
+                z.get(j0 * d..).unwrap_or(&[]),
+                sq.get(j0..).unwrap_or(&[]),
+                z.get(j0 * d..(j0 + w) * d).unwrap_or(&[]),
+                sq.get(j0..j0 + w).unwrap_or(&[]),
+                d,
+                true,
+            );
+            panel
+                .chunks_exact(n)
+                .enumerate()
+                .all(|(jj, col)| col.iter().skip(j0 + jj).all(|v| v.is_finite()))
+        })
+        .reduce(|| true, |a, b| a && b);
+    if !finite {
+        return Err(FitError::NonFiniteKernel);
+    }
+    // Upper triangle from the lower one, panel by panel: the panel's rows above
+    // its diagonal block come from the earlier (already complete) columns.
+    for p in 0..n.div_ceil(PANEL) {
+        let j0 = p * PANEL;
+        let (before, rest) = out.split_at_mut(j0 * n);
+        let w = PANEL.min(n - j0);
+        let Some(panel) = rest.get_mut(..w * n) else {
+            break;
+        };
+        panel
+            .par_chunks_mut(n)
+            .enumerate()
+            .for_each(|(jj, col)| {
+                let j = j0 + jj;
+                for (i, v) in col.iter_mut().take(j0).enumerate() {
+                    *v = before.get(i * n + j).copied().unwrap_or(0.0);
+                }
+            });
+        // Within the diagonal block.
+        for jj in 1..w {
+            for ii in 0..jj {
+                let v = panel.get(ii * n + j0 + jj).copied().unwrap_or(0.0);
+                if let Some(dst) = panel.get_mut(jj * n + j0 + ii) {
+                    *dst = v;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The kernel values of every row of `xs` against every row of `points`, as a
 /// column-major (points x rows) buffer: column i holds k(points_j, x_i) for all j.
-/// Computed in parallel blocks of [`KERNEL_BLOCK`] columns. [`FitError::NonFiniteKernel`]
-/// if any value is not finite.
+/// Computed in parallel blocks of [`PANEL`] columns (a matrix product per block
+/// for the kernels of the inner product). [`FitError::NonFiniteKernel`] if any
+/// value is not finite.
 pub(crate) fn cross_kernel(
     kernel: &Kernel64,
     points: &[f64],
@@ -317,20 +465,21 @@ pub(crate) fn cross_kernel(
     let m = point_sq.len();
     let n = xs.len() / d.max(1);
     let mut out = vec![0.0; m * n];
-    if m == 0 {
+    if m == 0 || n == 0 {
         return Ok(out);
     }
-    out.par_chunks_mut(m * KERNEL_BLOCK)
-        .zip(xs.par_chunks(d * KERNEL_BLOCK))
-        .for_each(|(cols, x_block)| {
-            for (col, x) in cols.chunks_exact_mut(m).zip(x_block.chunks_exact(d)) {
-                let sq_x = dot(x, x);
-                for ((o, z), &sq_z) in col.iter_mut().zip(points.chunks_exact(d)).zip(point_sq) {
-                    *o = kernel.eval(z, x, sq_z, sq_x);
-                }
-            }
-        });
-    if out.iter().all(|v| v.is_finite()) {
+    let finite = out
+        .par_chunks_mut(m * PANEL)
+        .zip(xs.par_chunks(d * PANEL))
+        .map(|(cols, x_block)| {
+            let c = cols.len() / m;
+            let x_sq = sq_norms(x_block, d);
+            let dst = faer::MatMut::from_column_major_slice_mut(cols, m, c);
+            kernel_block(kernel, dst, points, point_sq, x_block, &x_sq, d, false);
+            cols.iter().all(|v| v.is_finite())
+        })
+        .reduce(|| true, |a, b| a && b);
+    if finite {
         Ok(out)
     } else {
         Err(FitError::NonFiniteKernel)
