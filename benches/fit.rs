@@ -1,46 +1,99 @@
 //! Fit benchmark, kpca side of the side-by-side comparison with scikit-learn and
-//! nystrompca (run the whole comparison with `scripts/bench-fit.sh`).
+//! nystrompca (the whole comparison: `scripts/bench-fit.sh`).
 //!
-//! For each data set it times, as the median of several runs after one warm-up run:
-//! - full kernel PCA with the dense solver (n <= 2000 only),
-//! - full kernel PCA with the iterative (Lanczos) solver,
-//! - Nyström kernel PCA on m = 200 landmarks (a seeded sample, written out),
+//! One fit case per process, so that the process's peak memory is the fit's:
 //!
-//! all with k = 8 components and the RBF kernel with gamma = 1/d. A warm-up run
-//! taking 2 s or more counts as the first timed run. Each run times
-//! the fit, then `transform` of the training set, separately, so both "fit" and
-//! "fit + transform" medians come from the same runs.
+//! ```text
+//! fit --gen DIR                                 # write the inputs as .npy
+//! fit --case full-dense|full-iterative|full-auto --n N
+//! fit --case nystrom --n N --m M
+//! ```
 //!
-//! It writes the inputs it used to `target/bench-fit/` (`<name>_x.npy`, f64
-//! row-major; `<name>_landmarks.npy`, int64) so the Python side fits the very same
-//! data and landmarks, prints a table, and writes `target/bench-fit/rust.json`.
+//! Data: a Gaussian mixture in d = 16 (8 clusters, SplitMix64 seed, the same rows
+//! on every platform; a smaller n is a prefix of the larger set), written by
+//! `--gen` to `DIR/full_x.npy` (8000 rows), `DIR/nystrom_x.npy` (100000 rows) and
+//! the landmark indices `DIR/landmarks_N_M.npy` (a `SeededRng` sample, seed 2024),
+//! which the Python peers load. All fits: rbf, gamma = 1/d, k = 8, no
+//! standardisation.
 //!
-//! Environment: `KPCA_BENCH_BUDGET` (seconds of timed runs per case, default 2;
-//! the script sets 1), `KPCA_BENCH_OUT` (output directory, default
-//! `<crate>/target/bench-fit`), `RAYON_NUM_THREADS` (rayon's own).
+//! Each case prints one JSON line: the fit times (one run when the first takes
+//! 2 s or more; otherwise that run is a warm-up and three more are timed, the
+//! median is reported), the peak heap during a fit (a counting global allocator:
+//! every live allocation of the process, the input data included), the process's
+//! peak resident set (VmHWM) and its resident set just before the first fit
+//! (VmRSS), and the top eigenvalues. `cargo bench --bench fit` alone runs a small
+//! smoke case.
 
 use kpca::fit::{sample_landmarks, Dataset, KernelPca, KernelSpec, Nystrom, SeededRng, Solver};
 use kpca::fit::{FittedKpca, SolverReport};
 use rand_core::SeedableRng;
-use serde_json::{json, Value};
+use serde_json::json;
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 const K: usize = 8;
-const M_LANDMARKS: usize = 200;
+const D: usize = 16;
+const CLUSTERS: usize = 8;
+const FULL_MAX_N: usize = 8000;
+const NYSTROM_MAX_N: usize = 100_000;
 const LANDMARK_SEED: u64 = 2024;
 const DATA_SEED: u64 = 0x6b70_6361; // "kpca"
-const SYNTH_D: usize = 16;
-const SYNTH_SIZES: [usize; 3] = [500, 2000, 5000];
-const DENSE_MAX_N: usize = 2000;
-const MIN_RUNS: usize = 3;
-const MAX_RUNS: usize = 15;
-/// A warm-up run at least this long (seconds) counts as the first timed run.
-const WARMUP_KEEP_S: f64 = 2.0;
+/// A first run at least this long (seconds) is the only timed run.
+const SINGLE_RUN_S: f64 = 2.0;
+const TIMED_RUNS: usize = 3;
 
-/// SplitMix64: a tiny deterministic generator for the synthetic data (the same
-/// bytes on every platform).
+/// The system allocator, counting the live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn add(size: usize) {
+    let now = LIVE.fetch_add(size, Ordering::Relaxed) + size;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; only counters are added.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            add(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            add(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            add(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// SplitMix64: a tiny deterministic generator for the synthetic data.
 struct SplitMix(u64);
 
 impl SplitMix {
@@ -63,29 +116,18 @@ impl SplitMix {
     }
 }
 
-/// `n` rows of RBF-friendly synthetic data in d = 16: five clusters, each a curved
-/// 2-D sheet (centre + A_c u + 0.4 sin(2 u_0 + j/2)) plus small isotropic noise.
-/// Squared distances are O(d), so gamma = 1/d gives a kernel that is neither
-/// diagonal nor constant, and a decaying spectrum with distinct top eigenvalues.
-/// Rows are generated in order, so a smaller set is a prefix of a larger one.
-fn synthetic(n: usize, d: usize) -> Vec<f64> {
-    const CLUSTERS: usize = 5;
+/// `n` rows of a Gaussian mixture in d = 16: 8 clusters with centres N(0, 1.5² I),
+/// each with its own scale in [0.5, 1.0]; rows pick a cluster uniformly. Squared
+/// distances are O(d), so gamma = 1/d gives a kernel with a decaying spectrum.
+fn mixture(n: usize) -> Vec<f64> {
     let mut rng = SplitMix(DATA_SEED);
-    let centres: Vec<f64> = (0..CLUSTERS * d).map(|_| 1.2 * rng.normal()).collect();
-    let sheets: Vec<f64> = (0..CLUSTERS * d * 2).map(|_| 0.6 * rng.normal()).collect();
-    let mut x = Vec::with_capacity(n * d);
+    let centres: Vec<f64> = (0..CLUSTERS * D).map(|_| 1.5 * rng.normal()).collect();
+    let scales: Vec<f64> = (0..CLUSTERS).map(|_| 0.5 + 0.5 * rng.uniform()).collect();
+    let mut x = Vec::with_capacity(n * D);
     for _ in 0..n {
         let c = (rng.next_u64() % CLUSTERS as u64) as usize;
-        let u = [rng.normal(), rng.normal()];
-        for j in 0..d {
-            let a0 = sheets[(c * d + j) * 2];
-            let a1 = sheets[(c * d + j) * 2 + 1];
-            let v = centres[c * d + j]
-                + a0 * u[0]
-                + a1 * u[1]
-                + 0.4 * (2.0 * u[0] + 0.5 * j as f64).sin()
-                + 0.15 * rng.normal();
-            x.push(v);
+        for j in 0..D {
+            x.push(centres[c * D + j] + scales[c] * rng.normal());
         }
     }
     x
@@ -106,7 +148,6 @@ fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std::io:
     };
     let mut header =
         format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
-    // Magic (6) + version (2) + length (2) + header + '\n' is a multiple of 64.
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
@@ -119,247 +160,133 @@ fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> std::io:
     f.flush()
 }
 
-fn write_f64_matrix(path: &Path, values: &[f64], n: usize, d: usize) -> std::io::Result<()> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    write_npy(path, "<f8", &[n, d], &bytes)
+fn landmarks(n: usize, m: usize) -> Result<Vec<usize>, kpca::fit::FitError> {
+    let mut rng = SeededRng::seed_from_u64(LANDMARK_SEED);
+    sample_landmarks(&mut rng, n, m)
 }
 
-fn write_i64_vector(path: &Path, values: &[usize]) -> std::io::Result<()> {
-    let bytes: Vec<u8> = values
-        .iter()
-        .flat_map(|&v| (v as i64).to_le_bytes())
-        .collect();
-    write_npy(path, "<i8", &[values.len()], &bytes)
-}
-
-struct BenchSet {
-    name: String,
-    n: usize,
-    d: usize,
-    x: Vec<f64>,
-    source: String,
-}
-
-fn digits(root: &Path) -> Option<BenchSet> {
-    let path = root.join("tests/fixtures/full_digits_rbf.json");
-    let text = std::fs::read_to_string(&path).ok()?;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    let rows = v.get("x_train")?.as_array()?;
-    let d = rows.first()?.as_array()?.len();
-    let mut x = Vec::with_capacity(rows.len() * d);
-    for r in rows {
-        let r = r.as_array()?;
-        if r.len() != d {
-            return None;
-        }
-        for e in r {
-            x.push(e.as_f64()?);
+fn generate(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir)?;
+    for (name, n) in [("full_x.npy", FULL_MAX_N), ("nystrom_x.npy", NYSTROM_MAX_N)] {
+        let x = mixture(n);
+        let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+        write_npy(&dir.join(name), "<f8", &[n, D], &bytes)?;
+    }
+    for n in [20_000, NYSTROM_MAX_N] {
+        for m in [200, 1000] {
+            let idx = landmarks(n, m)?;
+            let bytes: Vec<u8> = idx.iter().flat_map(|&v| (v as i64).to_le_bytes()).collect();
+            write_npy(
+                &dir.join(format!("landmarks_{n}_{m}.npy")),
+                "<i8",
+                &[m],
+                &bytes,
+            )?;
         }
     }
-    Some(BenchSet {
-        name: "digits".into(),
-        n: rows.len(),
-        d,
-        x,
-        source: "tests/fixtures/full_digits_rbf.json x_train (sklearn digits / 16)".into(),
-    })
+    Ok(())
+}
+
+/// A line of /proc/self/status in bytes (VmHWM, VmRSS), or 0.
+fn status_bytes(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
 }
 
 fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        s[n / 2]
+    s[s.len() / 2]
+}
+
+fn run_case(case: &str, n: usize, m: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let x = mixture(if case == "nystrom" {
+        NYSTROM_MAX_N
     } else {
-        0.5 * (s[n / 2 - 1] + s[n / 2])
-    }
-}
-
-struct Timing {
-    fit: Vec<f64>,
-    fit_transform: Vec<f64>,
-    model: FittedKpca,
-}
-
-/// One warm-up run, then as many timed runs as fit in `budget` seconds
-/// (between MIN_RUNS and MAX_RUNS). Each run: fit, then transform of the training set.
-/// A warm-up of WARMUP_KEEP_S or more is kept as the first timed run (this keeps
-/// the whole comparison within a few minutes; the Python side does the same).
-fn time_case(
-    params: &kpca::fit::KernelPcaParams,
-    data: &Dataset<'_>,
-    budget: f64,
-) -> Result<Timing, String> {
-    let one = |params: &kpca::fit::KernelPcaParams| -> Result<(f64, f64, FittedKpca), String> {
-        let t0 = Instant::now();
-        let model = params.fit(data).map_err(|e| e.to_string())?;
-        let t_fit = t0.elapsed().as_secs_f64();
-        let scores = model.transform(data).map_err(|e| e.to_string())?;
-        let t_all = t0.elapsed().as_secs_f64();
-        std::hint::black_box(&scores);
-        Ok((t_fit, t_all, model))
+        FULL_MAX_N
+    });
+    let x = x[..n * D].to_vec();
+    let data = Dataset::new(&x[..], D)?;
+    let base = KernelPca::params()
+        .kernel(KernelSpec::rbf(Some(1.0 / D as f64)))
+        .n_components(K);
+    let params = match case {
+        "full-dense" => base.solver(Solver::Dense),
+        "full-iterative" => base.solver(Solver::Iterative),
+        "full-auto" => base.solver(Solver::Auto),
+        "nystrom" => base.nystrom(Nystrom::indices(landmarks(n, m)?)),
+        other => return Err(format!("unknown case {other}").into()),
     };
-    let (warm_fit, warm_all, warm_model) = one(params)?;
-    let runs = ((budget / warm_all.max(1e-9)).ceil() as usize).clamp(MIN_RUNS, MAX_RUNS);
-    let mut fit = Vec::with_capacity(runs);
-    let mut fit_transform = Vec::with_capacity(runs);
-    let mut last = None;
-    if warm_all >= WARMUP_KEEP_S {
-        // A long first run has no first-run effects worth discarding.
-        fit.push(warm_fit);
-        fit_transform.push(warm_all);
-        last = Some(warm_model);
+    let rss_before = status_bytes("VmRSS:");
+    let heap_before = LIVE.load(Ordering::Relaxed);
+    let mut times = Vec::new();
+    let mut heap_peak = 0usize;
+    let mut model: Option<FittedKpca> = None;
+    loop {
+        drop(model.take());
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+        let t0 = Instant::now();
+        let fitted = params.fit(&data)?;
+        let t = t0.elapsed().as_secs_f64();
+        heap_peak = heap_peak.max(PEAK.load(Ordering::Relaxed));
+        model = Some(fitted);
+        times.push(t);
+        if times.len() == 1 && t >= SINGLE_RUN_S {
+            break;
+        }
+        if times.len() == 1 + TIMED_RUNS {
+            times.remove(0); // the warm-up
+            break;
+        }
     }
-    while fit.len() < runs {
-        let (a, b, model) = one(params)?;
-        fit.push(a);
-        fit_transform.push(b);
-        last = Some(model);
-    }
-    let model = last.ok_or("no runs")?;
-    Ok(Timing {
-        fit,
-        fit_transform,
-        model,
-    })
+    let model = model.ok_or("no run")?;
+    let solver = match model.solver() {
+        SolverReport::Dense => json!({"kind": "dense"}),
+        SolverReport::Lanczos {
+            matvecs,
+            max_residual,
+        } => json!({"kind": "block-lanczos", "matvecs": matvecs, "max_residual": max_residual}),
+        SolverReport::NystromDense => json!({"kind": "nystrom"}),
+    };
+    let line = json!({
+        "tool": "kpca", "case": case, "n": n, "m": m, "d": D, "k": K,
+        "time_s": median(&times), "times_s": times,
+        "heap_peak_bytes": heap_peak, "heap_before_bytes": heap_before,
+        "rss_peak_bytes": status_bytes("VmHWM:"), "rss_before_bytes": rss_before,
+        "rayon_threads": rayon::current_num_threads(),
+        // Full fits: eigenvalues of the centred kernel matrix (sklearn's
+        // eigenvalues_); Nyström: score variances (nystrompca's explained_variance_).
+        "eigenvalues": model.eigenvalues(),
+        "solver": solver,
+    });
+    println!("{line}");
+    Ok(())
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // `cargo bench` passes `--bench`; a filter argument selects data sets by name.
-    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let out_dir = std::env::var_os("KPCA_BENCH_OUT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target").join("bench-fit"));
-    let budget: f64 = std::env::var("KPCA_BENCH_BUDGET")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2.0);
-    std::fs::create_dir_all(&out_dir)?;
-
-    let mut sets = Vec::new();
-    match digits(&root) {
-        Some(s) => sets.push(s),
-        None => eprintln!("warning: digits fixture not readable, skipped"),
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    if let Some(dir) = value("--gen") {
+        return generate(Path::new(&dir));
     }
-    let max_n = SYNTH_SIZES.iter().copied().max().unwrap_or(0);
-    let all_synth = synthetic(max_n, SYNTH_D);
-    for &n in &SYNTH_SIZES {
-        sets.push(BenchSet {
-            name: format!("synth{n}"),
-            n,
-            d: SYNTH_D,
-            x: all_synth[..n * SYNTH_D].to_vec(),
-            source: format!(
-                "synthetic: 5 curved 2-D sheets in d = {SYNTH_D} + noise, SplitMix64 seed {DATA_SEED:#x}, first {n} rows"
-            ),
-        });
-    }
-    if let Some(f) = &filter {
-        sets.retain(|s| s.name.contains(f.as_str()));
-    }
-
-    let threads = rayon::current_num_threads();
-    println!(
-        "kpca fit benchmark: k = {K}, rbf gamma = 1/d, Nyström m = {M_LANDMARKS} (seed {LANDMARK_SEED}), \
-         rayon threads = {threads}, budget {budget} s per case"
-    );
-    println!(
-        "{:<10} {:>5} {:>3}  {:<12} {:>5} {:>12} {:>14}  eigenvalues[0..3]",
-        "data set", "n", "d", "method", "runs", "fit [ms]", "fit+tf [ms]"
-    );
-
-    let mut json_sets = Vec::new();
-    let mut results = Vec::new();
-    for set in &sets {
-        let x_file = format!("{}_x.npy", set.name);
-        let lm_file = format!("{}_landmarks.npy", set.name);
-        write_f64_matrix(&out_dir.join(&x_file), &set.x, set.n, set.d)?;
-        let mut rng = SeededRng::seed_from_u64(LANDMARK_SEED);
-        let landmarks = sample_landmarks(&mut rng, set.n, M_LANDMARKS.min(set.n))?;
-        write_i64_vector(&out_dir.join(&lm_file), &landmarks)?;
-        let gamma = 1.0 / set.d as f64;
-        json_sets.push(json!({
-            "name": set.name, "n": set.n, "d": set.d, "gamma": gamma,
-            "x_file": x_file, "landmarks_file": lm_file, "m": landmarks.len(),
-            "source": set.source,
-        }));
-
-        let data = Dataset::new(&set.x[..], set.d)?;
-        let base = KernelPca::params()
-            .kernel(KernelSpec::rbf(Some(gamma)))
-            .n_components(K);
-        let mut cases = Vec::new();
-        if set.n <= DENSE_MAX_N {
-            cases.push(("dense", base.clone().solver(Solver::Dense)));
-        }
-        cases.push(("iterative", base.clone().solver(Solver::Iterative)));
-        cases.push((
-            "nystrom",
-            base.clone().nystrom(Nystrom::indices(landmarks.clone())),
-        ));
-        for (method, params) in cases {
-            let t = match time_case(&params, &data, budget) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("{} {method}: fit failed: {e}", set.name);
-                    results.push(json!({"dataset": set.name, "method": method, "error": e}));
-                    continue;
-                }
-            };
-            let fit_med = median(&t.fit);
-            let ft_med = median(&t.fit_transform);
-            let eig = t.model.eigenvalues().to_vec();
-            let solver = match t.model.solver() {
-                SolverReport::Dense => json!({"kind": "dense"}),
-                SolverReport::Lanczos {
-                    matvecs,
-                    max_residual,
-                } => json!({"kind": "lanczos", "matvecs": matvecs, "max_residual": max_residual}),
-                SolverReport::NystromDense => json!({"kind": "nystrom-dense"}),
-            };
-            println!(
-                "{:<10} {:>5} {:>3}  {:<12} {:>5} {:>12.2} {:>14.2}  {:?}",
-                set.name,
-                set.n,
-                set.d,
-                method,
-                t.fit.len(),
-                fit_med * 1e3,
-                ft_med * 1e3,
-                eig.iter()
-                    .take(3)
-                    .map(|v| format!("{v:.6e}"))
-                    .collect::<Vec<_>>()
-            );
-            results.push(json!({
-                "dataset": set.name, "method": method, "runs": t.fit.len(),
-                "fit_s": fit_med, "fit_transform_s": ft_med,
-                "fit_all_s": t.fit, "fit_transform_all_s": t.fit_transform,
-                // Full fits: eigenvalues of the centred kernel matrix (sklearn's
-                // eigenvalues_); Nyström: score variances (nystrompca's explained_variance_).
-                "eigenvalues": eig,
-                "eigenvalue_convention": if method == "nystrom" { "variance (mu / n)" } else { "mu (centred kernel matrix)" },
-                "solver": solver,
-            }));
-        }
-    }
-
-    let report = json!({
-        "tool": "kpca",
-        "version": env!("CARGO_PKG_VERSION"),
-        "k": K, "m": M_LANDMARKS, "landmark_seed": LANDMARK_SEED,
-        "rayon_threads": threads,
-        "budget_s": budget, "min_runs": MIN_RUNS, "max_runs": MAX_RUNS, "warmup_keep_s": WARMUP_KEEP_S,
-        "timing": "median of timed runs after one warm-up (a warm-up of warmup_keep_s or more is kept as the first timed run); fit_transform = fit + transform(training set) in the same run",
-        "datasets": json_sets,
-        "results": results,
-    });
-    let path = out_dir.join("rust.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&report)?)?;
-    println!("wrote {}", path.display());
-    Ok(())
+    let Some(case) = value("--case") else {
+        // `cargo bench --bench fit` with no case: a quick smoke run.
+        run_case("full-auto", 1000, 0)?;
+        return run_case("nystrom", 20_000, 200);
+    };
+    let n: usize = value("--n").ok_or("--n missing")?.parse()?;
+    let m: usize = value("--m").map_or(Ok(0), |v| v.parse())?;
+    run_case(&case, n, m)
 }

@@ -80,21 +80,27 @@ fn put(s: &mut [f64], i: usize, v: f64) {
 /// entry is ignored), by the implicit QL algorithm with Wilkinson shifts (no
 /// eigenvectors: O(n²) time, no memory beyond `d` and `e`). `d` is overwritten
 /// with the eigenvalues (unsorted), `e` is destroyed. An off-diagonal entry counts
-/// as zero when |e_m| <= eps (|d_m| + |d_m+1|). Err when an eigenvalue needs more
-/// than 60 iterations.
+/// as zero when |e_m| <= eps ‖T‖ (‖T‖ = max_i |d_i| + |e_i|, so every eigenvalue is
+/// accurate to a few eps ‖T‖, as a dense solver's). Err when an eigenvalue needs
+/// more than 60 iterations or T is not finite.
 fn tridiag_eigenvalues(d: &mut [f64], e: &mut [f64]) -> Result<(), ()> {
     let n = d.len();
     if n == 0 {
         return Ok(());
     }
     put(e, n - 1, 0.0);
+    let norm = (0..n)
+        .map(|i| at(d, i).abs() + at(e, i).abs())
+        .fold(0.0f64, f64::max);
+    if !norm.is_finite() {
+        return Err(());
+    }
     for l in 0..n {
         let mut iter = 0;
         loop {
             let mut m = l;
             while m + 1 < n {
-                let dd = at(d, m).abs() + at(d, m + 1).abs();
-                if at(e, m).abs() <= f64::EPSILON * dd {
+                if at(e, m).abs() <= f64::EPSILON * norm {
                     break;
                 }
                 m += 1;

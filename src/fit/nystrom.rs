@@ -1,18 +1,17 @@
 //! Nyström kernel PCA in f64 (DESIGN.md section 3, Hallgren).
 
-use super::eigen::{dense_top, descending_order};
+use super::eigen::{dense_top, descending_order, full_evd};
 use super::fitted::FitCore;
 use super::kernel::{cross_kernel, sq_norms, Kernel64};
 use super::{FitError, POSITIVE_EIG_REL_TOL};
-use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, DVector, SymmetricEigen};
-use rayon::prelude::*;
+use nalgebra::{DMatrix, DVector};
 use std::format;
 use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
-/// Columns (training points) per parallel task when forming B and N.
-const COLUMN_BLOCK: usize = 256;
+/// Training points per streamed block of K_nm (an m x ROW_BLOCK buffer).
+const ROW_BLOCK: usize = 2048;
 
 /// Eigendecomposition of the symmetrised `m`, keeping eigenvalues above
 /// `rtol` times the largest. Returns (kept eigenvalues, their eigenvectors m x r,
@@ -20,18 +19,14 @@ const COLUMN_BLOCK: usize = 256;
 fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>, usize), FitError> {
     let sym = (&m + m.transpose()) * 0.5;
     drop(m);
-    let eig = SymmetricEigen::try_new(sym, f64::EPSILON, 0).ok_or(FitError::NotConverged {
-        solver: "dense (Nyström pseudo-inverse)",
-        iterations: 0,
-        residual: f64::NAN,
-    })?;
-    let values = eig.eigenvalues.as_slice();
+    let (values, vectors) = full_evd(&sym)?;
+    drop(sym);
     let largest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if largest.is_nan() || largest <= 0.0 {
         return Err(FitError::SingularLandmarks);
     }
     let cut = rtol * largest;
-    let keep: Vec<usize> = descending_order(values)
+    let keep: Vec<usize> = descending_order(&values)
         .into_iter()
         .filter(|&i| values.get(i).is_some_and(|&v| v > cut))
         .collect();
@@ -40,22 +35,47 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
         .iter()
         .filter_map(|&i| values.get(i).copied())
         .collect();
-    Ok((
-        kept_values,
-        eig.eigenvectors.select_columns(&keep),
-        negative,
-    ))
+    Ok((kept_values, vectors.select_columns(&keep), negative))
+}
+
+/// lhs' rhs (lhs rows x a, rhs rows x b), one parallel matrix product.
+fn tr_mul_into(lhs: &DMatrix<f64>, rhs: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut out = DMatrix::<f64>::zeros(lhs.ncols(), rhs.ncols());
+    faer::linalg::matmul::matmul(
+        faer::MatMut::from_column_major_slice_mut(out.as_mut_slice(), lhs.ncols(), rhs.ncols()),
+        faer::Accum::Replace,
+        faer::MatRef::from_column_major_slice(lhs.as_slice(), lhs.nrows(), lhs.ncols()).transpose(),
+        faer::MatRef::from_column_major_slice(rhs.as_slice(), rhs.nrows(), rhs.ncols()),
+        1.0,
+        par(),
+    );
+    out
+}
+
+/// The parallelism of the big products.
+fn par() -> faer::Par {
+    if rayon::current_num_threads() > 1 {
+        faer::Par::rayon(0)
+    } else {
+        faer::Par::Seq
+    }
 }
 
 /// Fits Nyström kernel PCA with the given landmark rows of the (standardised)
 /// row-major points `z` (n x d).
 ///
-/// Memory O(n m): the m x n matrix K_nm' is built in parallel blocks of points and
-/// centred in place; B = K'_mm^(-1/2) K'_nm' (r x n, r <= m kept directions) is
-/// formed block by block, after which K_nm' is freed; N = B B' / n is accumulated
-/// over blocks of points. N's eigenvalues are computed as the squared singular
-/// values of B / sqrt(n) would be, without squaring K'_mm^(-1/2) K'_nm' K'_nm K'_mm^(-1/2)
-/// explicitly, which keeps the error of the small directions of K'_mm from growing.
+/// Memory O(m² + m · ROW_BLOCK + n k): K_nm is never stored. It is computed in
+/// blocks of [`ROW_BLOCK`] training points, twice:
+/// 1. the first pass accumulates, for kappa_i = k(X_S, x_i) shifted by mu0 (the
+///    mean kernel row of the landmarks, close to the data mean, which keeps the
+///    cancellation below small), s1 = sum (kappa_i - mu0) and
+///    s2 = sum (kappa_i - mu0)(kappa_i - mu0)' (one triangle, a matrix product per
+///    block); then n_mean = mu0 + s1 / n and the scatter about the mean is
+///    S = s2 - s1 s1' / n. With M = I - 1 m0', the centred rows are
+///    K'_nm' e_i = M (kappa_i - n_mean), so K'_nm' K'_nm = M S M' and
+///    N = Q' S Q / n with Q = M' K'_mm^(-1/2) (m x r);
+/// 2. the second pass computes the training scores
+///    W_i = C' M (kappa_i - n_mean) = Q_k' (kappa_i - n_mean) and m0' kappa_i.
 pub(crate) fn fit_nystrom(
     z: &[f64],
     d: usize,
@@ -65,6 +85,7 @@ pub(crate) fn fit_nystrom(
     pinv_rtol: f64,
     warnings: &mut Vec<String>,
 ) -> Result<FitCore, FitError> {
+    use faer::linalg::matmul::triangular::{self, BlockStructure};
     let n = z.len() / d.max(1);
     let m = landmarks.len();
     let mut points = Vec::with_capacity(m * d);
@@ -80,42 +101,50 @@ pub(crate) fn fit_nystrom(
     }
     let point_sq = sq_norms(&points, d);
     let data_sq = sq_norms(z, d);
-    // K_nm' (m x n, column-major): column i is kappa(x_i).
-    let mut kmn = cross_kernel(kernel, &points, &point_sq, z, d)?;
     let kdiag: Vec<f64> = data_sq.iter().map(|&s| kernel.self_eval(s)).collect();
+    drop(data_sq);
 
-    // n_mean = K_nm' 1 / n.
-    let n_mean: Vec<f64> = kmn
-        .par_chunks(m * COLUMN_BLOCK)
-        .map(|cols| {
-            let mut acc = vec![0.0; m];
-            for col in cols.chunks_exact(m) {
-                for (a, v) in acc.iter_mut().zip(col) {
-                    *a += v;
-                }
-            }
-            acc
-        })
-        .reduce(
-            || vec![0.0; m],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(&b) {
-                    *x += y;
-                }
-                a
-            },
-        )
-        .into_iter()
-        .map(|v| v / n as f64)
+    // K_mm, and the shift mu0 (its column means).
+    let kmm = DMatrix::from_vec(m, m, cross_kernel(kernel, &points, &point_sq, &points, d)?);
+    let mu0: Vec<f64> = kmm
+        .column_iter()
+        .map(|c| c.iter().sum::<f64>() / m.max(1) as f64)
         .collect();
 
-    // K_mm: the landmark columns of K_nm'.
-    let mut kmm = DMatrix::<f64>::zeros(m, m);
-    for (j, &i) in landmarks.iter().enumerate() {
-        if let Some(col) = kmn.get(i * m..(i + 1) * m) {
-            kmm.column_mut(j).copy_from_slice(col);
+    // Pass 1: s1 and the lower triangle of s2.
+    let mut s1 = vec![0.0; m];
+    let mut s2 = DMatrix::<f64>::zeros(m, m);
+    for block in z.chunks(d.max(1) * ROW_BLOCK) {
+        let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
+        let c = kb.len() / m.max(1);
+        for col in kb.chunks_exact_mut(m.max(1)) {
+            for ((v, mu), acc) in col.iter_mut().zip(&mu0).zip(s1.iter_mut()) {
+                *v -= mu;
+                *acc += *v;
+            }
         }
+        let kbm = faer::MatRef::from_column_major_slice(&kb, m, c);
+        triangular::matmul(
+            faer::MatMut::from_column_major_slice_mut(s2.as_mut_slice(), m, m),
+            BlockStructure::TriangularLower,
+            faer::Accum::Add,
+            kbm,
+            BlockStructure::Rectangular,
+            kbm.transpose(),
+            BlockStructure::Rectangular,
+            1.0,
+            par(),
+        );
     }
+    let n_f = n as f64;
+    let n_mean: Vec<f64> = mu0.iter().zip(&s1).map(|(mu, s)| mu + s / n_f).collect();
+    // S = s2 - s1 s1' / n, made symmetric from its lower triangle.
+    let scatter = DMatrix::from_fn(m, m, |i, j| {
+        let (i, j) = if i >= j { (i, j) } else { (j, i) };
+        s2.get((i, j)).copied().unwrap_or(0.0)
+            - s1.get(i).copied().unwrap_or(0.0) * s1.get(j).copied().unwrap_or(0.0) / n_f
+    });
+    drop(s2);
 
     // m0 = K_mm^+ n_mean.
     let (s_mm, v_mm, neg_mm) = sym_pinv_parts(kmm.clone(), pinv_rtol)?;
@@ -123,22 +152,9 @@ pub(crate) fn fit_nystrom(
     let coeffs = v_mm.tr_mul(&n_mean_v);
     let scaled = DVector::from_iterator(coeffs.len(), coeffs.iter().zip(&s_mm).map(|(c, s)| c / s));
     let m0v = &v_mm * scaled;
+    drop(v_mm);
     let m0: Vec<f64> = m0v.iter().copied().collect();
     let a = n_mean.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
-
-    // t_i = m0' kappa(x_i), then centre K_nm' in place:
-    // K'_nm' column i = kappa(x_i) - n_mean - (t_i - a) 1.
-    let t: Vec<f64> = kmn
-        .par_chunks_mut(m)
-        .map(|col| {
-            let ti = col.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
-            let shift = ti - a;
-            for (v, nm) in col.iter_mut().zip(&n_mean) {
-                *v = *v - nm - shift;
-            }
-            ti
-        })
-        .collect();
 
     // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1', and P = K'_mm^(-1/2) (m x r).
     let kmm_c = DMatrix::from_fn(m, m, |i, j| {
@@ -157,36 +173,24 @@ pub(crate) fn fit_nystrom(
             kernel.kind.name()
         ));
     }
-    let r = s_c.len();
     let mut p_mat = v_c;
     for (mut col, &s) in p_mat.column_iter_mut().zip(&s_c) {
         col /= s.sqrt();
     }
+    // Q = M' P = P - m0 (1' P).
+    let mut q_mat = p_mat.clone();
+    for mut col in q_mat.column_iter_mut() {
+        let total: f64 = col.iter().sum();
+        for (v, w) in col.iter_mut().zip(&m0) {
+            *v -= w * total;
+        }
+    }
 
-    // B = P' K'_nm' (r x n), block by block; then free K_nm'.
-    let mut b = vec![0.0; r * n];
-    b.par_chunks_mut(r.max(1) * COLUMN_BLOCK)
-        .zip(kmn.par_chunks(m * COLUMN_BLOCK))
-        .for_each(|(out, cols)| {
-            let c = cols.len() / m;
-            let src = DMatrixView::from_slice(cols, m, c);
-            let mut dst = DMatrixViewMut::from_slice(out, r, c);
-            dst.gemm_tr(1.0, &p_mat, &src, 0.0);
-        });
-    drop(kmn);
-
-    // N = B B' / n (r x r), accumulated over blocks of points.
-    let n_mat = b
-        .par_chunks(r.max(1) * COLUMN_BLOCK)
-        .map(|cols| {
-            let c = cols.len() / r.max(1);
-            let v = DMatrixView::from_slice(cols, r, c);
-            let mut acc = DMatrix::<f64>::zeros(r, r);
-            acc.gemm(1.0, &v, &v.transpose(), 0.0);
-            acc
-        })
-        .reduce(|| DMatrix::<f64>::zeros(r, r), |x, y| x + y)
-        / n as f64;
+    // N = Q' S Q / n (r x r).
+    let sq_prod = tr_mul_into(&scatter, &q_mat); // S Q (S symmetric)
+    drop(scatter);
+    let n_mat = tr_mul_into(&q_mat, &sq_prod) / n_f;
+    drop(sq_prod);
     let n_sym = (&n_mat + n_mat.transpose()) * 0.5;
     drop(n_mat);
     let eig = dense_top(n_sym, k)?;
@@ -202,11 +206,34 @@ pub(crate) fn fit_nystrom(
         });
     }
     let vk = eig.vectors; // r x k
+    let qk = &q_mat * &vk; // m x k
+    drop(q_mat);
 
-    // Training scores W = K'_nm C = B' V_k: as V_k' B (k x n column-major = n x k row-major).
-    let b_view = DMatrixView::from_slice(&b, r, n);
-    let mut w = vk.tr_mul(&b_view);
-    drop(b);
+    // Pass 2: training scores W_i = Q_k' (kappa_i - n_mean) (k x n column-major =
+    // n x k row-major) and t_i = m0' kappa_i.
+    let mut w = DMatrix::<f64>::zeros(k, n);
+    let mut t = Vec::with_capacity(n);
+    for (bi, block) in z.chunks(d.max(1) * ROW_BLOCK).enumerate() {
+        let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
+        let c = kb.len() / m.max(1);
+        for col in kb.chunks_exact_mut(m.max(1)) {
+            t.push(col.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>());
+            for (v, mu) in col.iter_mut().zip(&n_mean) {
+                *v -= mu;
+            }
+        }
+        let start = bi * ROW_BLOCK * k;
+        if let Some(dst) = w.as_mut_slice().get_mut(start..start + c * k) {
+            faer::linalg::matmul::matmul(
+                faer::MatMut::from_column_major_slice_mut(dst, k, c),
+                faer::Accum::Replace,
+                faer::MatRef::from_column_major_slice(qk.as_slice(), m, k).transpose(),
+                faer::MatRef::from_column_major_slice(&kb, m, c),
+                1.0,
+                par(),
+            );
+        }
+    }
     let mut comp_mat = &p_mat * &vk; // C, m x k
                                      // Sign rule on the score columns W_l (sklearn's rule; for m = n, W_l = sqrt(mu) u_l).
     for (l, mut row) in w.row_iter_mut().enumerate() {
