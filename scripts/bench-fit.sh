@@ -1,77 +1,96 @@
 #!/usr/bin/env bash
-# Side-by-side fit benchmark: kpca (benches/fit.rs) against scikit-learn KernelPCA
-# (dense, arpack, randomized) and nystrompca NystromKPCA, on identical inputs.
+# Fit benchmark of the issue: kpca's fit (benches/fit.rs) against scikit-learn
+# KernelPCA (dense, arpack, randomized), and for Nyström against nystrompca and
+# scikit-learn Nystroem + PCA on the same landmarks, in one run:
+#   full fits   n = 1000, 2000, 4000, 8000 (d = 16, k = 8, rbf gamma = 1/d, Gaussian mixture)
+#   Nyström     n = 20000, 100000 with m = 200, 1000 landmarks
+# Every fit runs in its own process: wall time (median of 3 after a warm-up, or
+# one run when the first takes 2 s or more) and peak resident set (VmHWM) of that
+# process, plus its resident set just before the fit; kpca also reports its peak
+# heap (counting allocator). Cases that would take far too long are skipped with
+# the reason in the table. Writes target/bench-fit/results.jsonl and table.md
+# (KPCA_BENCH_OUT overrides) and prints the tables; about 5 to 10 minutes.
 #
-#   scripts/bench-fit.sh            # build, run both sides, print the Markdown table
-#
-# Needs Python 3 with numpy, scipy, scikit-learn, threadpoolctl and nystrompca
-# (PYTHON selects the interpreter, default python3). KPCA_BENCH_BUDGET (default 1)
-# is the seconds of timed runs per case on both sides (at least 3 runs after a
-# warm-up, at most 15; a warm-up of 2 s or more counts as the first timed run).
-# Outputs in target/bench-fit/ (KPCA_BENCH_OUT overrides): the inputs (*.npy),
-# rust.json, peers.json, machine.md, table.md. Thread settings are left as they
-# are (rayon: all cores; OpenBLAS: its default) and recorded. For a
-# single-threaded like-for-like run set
-#   RAYON_NUM_THREADS=1 BENCH_FIT_BLAS_THREADS=1 KPCA_BENCH_OUT=target/bench-fit-1t
-# (BENCH_FIT_BLAS_THREADS caps BLAS with threadpoolctl inside peers.py; no
-# OPENBLAS_* variable is set by this script).
+# Needs Python 3 with numpy, scikit-learn, nystrompca and threadpoolctl (installed
+# with pip if missing; PYTHON selects the interpreter). Threads are left as the
+# machine has them (rayon and OpenBLAS: all cores) and recorded.
 set -euo pipefail
-
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
-export KPCA_BENCH_BUDGET="${KPCA_BENCH_BUDGET:-1}"
 OUT="${KPCA_BENCH_OUT:-target/bench-fit}"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
-export KPCA_BENCH_OUT="$OUT"
 mkdir -p "$OUT"
-peer_args=(--dir "$OUT" --budget "$KPCA_BENCH_BUDGET")
-if [[ -n "${BENCH_FIT_BLAS_THREADS:-}" ]]; then
-  peer_args+=(--blas-threads "$BENCH_FIT_BLAS_THREADS")
-fi
+TIMEOUT="${KPCA_BENCH_TIMEOUT:-300}"
 start=$(date +%s)
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+if ! "$PYTHON" -c 'import sklearn, nystrompca, threadpoolctl' 2>/dev/null; then
+  echo "== installing the Python peers (pip)"
+  "$PYTHON" -m pip install --quiet scikit-learn nystrompca threadpoolctl
+fi
+
 echo "== build (cargo bench --bench fit --features std --no-run)"
-cargo bench --bench fit --features std --no-run
+bench=$(cargo bench --bench fit --features std --no-run --message-format=json 2>/dev/null |
+  "$PYTHON" -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "fit" and m.get("executable"):
+        print(m["executable"])' | tail -1)
+[[ -x "$bench" ]] || { echo "bench executable not found" >&2; exit 1; }
+"$bench" --gen "$OUT"
 
-echo "== kpca (benches/fit.rs)"
-cargo bench --bench fit --features std
+load_before=$(uptime)
+results="$OUT/results.jsonl"
+: > "$results"
+# run KIND LABEL N M COMMAND...: one case in its own process, JSON line tagged.
+run() {
+  local kind=$1 label=$2 n=$3 m=$4; shift 4
+  local line
+  echo "-- $label n=$n m=$m" >&2
+  if line=$(timeout "$TIMEOUT" "$@" | tail -1) && [[ -n "$line" ]]; then
+    "$PYTHON" -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(kind=sys.argv[2], label=sys.argv[3]); print(json.dumps(r))' \
+      "$line" "$kind" "$label" >> "$results"
+  else
+    skip "$kind" "$label" "$n" "$m" "failed or timed out after ${TIMEOUT} s"
+  fi
+}
+skip() {
+  "$PYTHON" -c 'import json,sys; k,l,n,m,w=sys.argv[1:]; print(json.dumps(dict(kind=k,label=l,n=int(n),m=int(m),skipped=w)))' "$@" >> "$results"
+}
+PEER=("$PYTHON" scripts/peers/bench_fit_peers.py --dir "$OUT")
 
-echo "== peers (scikit-learn, nystrompca)"
-"$PYTHON" scripts/bench-fit/peers.py "${peer_args[@]}"
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+for n in 1000 2000 4000 8000; do
+  run full kpca-iterative "$n" 0 "$bench" --case full-iterative --n "$n"
+  if (( n <= 2000 )); then
+    run full kpca-dense "$n" 0 "$bench" --case full-dense --n "$n"
+  else
+    skip full kpca-dense "$n" 0 "O(n^3) dense solver, for small n (Solver::Auto picks the iterative one)"
+  fi
+  if (( n <= 4000 )); then
+    run full sklearn-dense "$n" 0 "${PEER[@]}" --case sklearn-dense --n "$n"
+  else
+    skip full sklearn-dense "$n" 0 "O(n^3) LAPACK eigh: minutes at n = 8000"
+  fi
+  run full sklearn-arpack "$n" 0 "${PEER[@]}" --case sklearn-arpack --n "$n"
+  run full sklearn-randomized "$n" 0 "${PEER[@]}" --case sklearn-randomized --n "$n"
+done
+for n in 20000 100000; do
+  for m in 200 1000; do
+    run nystrom kpca-nystrom "$n" "$m" "$bench" --case nystrom --n "$n" --m "$m"
+    run nystrom sklearn-nystroem+pca "$n" "$m" "${PEER[@]}" --case sklearn-nystroem --n "$n" --m "$m"
+    if (( n == 20000 && m == 200 )); then
+      run nystrom nystrompca "$n" "$m" "${PEER[@]}" --case nystrompca --n "$n" --m "$m"
+    else
+      skip nystrom nystrompca "$n" "$m" "evaluates the n x m kernel entries one Python call each: time grows with n m, past ${TIMEOUT} s here"
+    fi
+  done
+done
+load_after=$(uptime)
 
-echo
-echo "== machine"
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 {
-  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "- machine: $(nproc) CPUs (nproc), ${cpu:-unknown CPU}, $(uname -sr)"
-  echo "- load average (1/5/15 min) before: ${load_before}, after: ${load_after}"
-  echo "- $(rustc --version); kpca $(grep -m1 '^version' Cargo.toml | cut -d'"' -f2), bench profile (release: opt-level 3, lto, codegen-units 1)"
-  "$PYTHON" - "$OUT/peers.json" "$OUT/rust.json" <<'EOF'
-import json, sys
-p = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
-v = p["versions"]
-print(f"- Python {p['python']}, numpy {v['numpy']}, scipy {v['scipy']}, "
-      f"scikit-learn {v['scikit-learn']}, nystrompca {v['nystrompca']}")
-blas = "; ".join(f"{t.get('internal_api')} {t.get('version')} {t.get('num_threads')} threads "
-                 f"({t.get('threading_layer')}, {t.get('architecture')})" for t in p["threadpoolctl"])
-env = ", ".join(f"{k}={val}" for k, val in sorted(p["thread_env"].items())) or "none set"
-cap = p.get("blas_threads_limit")
-print(f"- threads: kpca rayon {r['rayon_threads']}; BLAS (threadpoolctl) {blas}"
-      f"{'' if cap is None else f' [capped to {cap} by peers.py --blas-threads]'}; "
-      f"thread env: {env}")
-print(f"- timing: median of timed runs after one warm-up (kept as the first timed run when it "
-      f"takes >= {r['warmup_keep_s']} s; budget {r['budget_s']} s per case, "
-      f"{r['min_runs']}..{r['max_runs']} runs); k = {r['k']}, rbf gamma = 1/d, "
-      f"Nystrom m = {r['m']} landmarks (seed {r['landmark_seed']}, same indices on both sides)")
-EOF
-} | tee "$OUT/machine.md"
-
-echo
-echo "== table (ratio = peer time / kpca time; > 1 means kpca is faster)"
-status=0
-"$PYTHON" scripts/bench-fit/report.py --dir "$OUT" || status=$?
-echo "total wall time: $(( $(date +%s) - start )) s"
-exit "$status"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(uname -sr)"
+  echo "- load before: ${load_before##*load average: }; after: ${load_after##*load average: } (1/5/15 min)"
+  echo "- $(rustc --version); rayon threads: ${RAYON_NUM_THREADS:-all $(nproc)}"
+  "$PYTHON" scripts/peers/bench_fit_report.py "$OUT"
+  echo
+  echo "total wall time of the benchmark: $(( $(date +%s) - start )) s"
+} | tee "$OUT/table.md"
