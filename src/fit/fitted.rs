@@ -208,6 +208,17 @@ impl FittedKpca {
         false_alarm_rate: f64,
         mut warnings: Vec<String>,
     ) -> Result<FittedKpca, FitError> {
+        // A kernel value that overflows only on the diagonal (k(x, x) of a point
+        // far from every landmark) or later arithmetic can leave the training
+        // scores non-finite although every value of the kernel matrix was.
+        if core
+            .train_scores
+            .iter()
+            .chain(&core.train_anomaly)
+            .any(|v| !v.is_finite())
+        {
+            return Err(FitError::NonFiniteKernel);
+        }
         let q = quantile(&core.train_anomaly, 1.0 - false_alarm_rate).unwrap_or(0.0);
         let threshold = if q > 0.0 {
             q
@@ -474,8 +485,40 @@ impl FittedKpca {
             eigenvalues: to32(&self.core.eigenvalues),
             threshold: self.threshold as f32,
         };
-        model.as_model_ref()?;
+        self.check_device(&model.as_model_ref()?)?;
         Ok(model)
+    }
+
+    /// Evaluates the f32 device model on its own stored points (the training
+    /// points of a full fit, the landmarks of a Nyström fit), given as raw
+    /// inputs: f32 arithmetic overflows or underflows where the f64 fit did not
+    /// (the cosine kernel on data below about 1e-19, standardisation or kernel
+    /// values past the f32 range), and a model the device cannot evaluate on its
+    /// own training points is refused rather than exported.
+    fn check_device(&self, view: &ModelRef<'_>) -> Result<(), FitError> {
+        use rayon::prelude::*;
+        let d = self.n_features.max(1);
+        let k = self.n_components();
+        self.core
+            .points
+            .par_chunks(d)
+            .try_for_each(|z| {
+                let x: Vec<f32> = match &self.standardizer {
+                    Some(st) => z
+                        .iter()
+                        .zip(&st.mean)
+                        .zip(&st.std)
+                        .map(|((v, m), s)| (v * s + m) as f32)
+                        .collect(),
+                    None => z.iter().map(|&v| v as f32).collect(),
+                };
+                let mut y = vec![0.0f32; k];
+                view.project_and_score(&x, &mut y).map(|_| ())
+            })
+            .map_err(|source| FitError::Device {
+                what: "evaluating the f32 model on its stored points",
+                source,
+            })
     }
 
     /// The device model as a blob (the core's binary format), ready for
