@@ -243,18 +243,9 @@ fn self_kernel(job: &Job<'_>, sq_norm: f32) -> f32 {
 /// floats past the row belong to the next row and meet zeros in x') and 4 from
 /// the start of its row of A (k < 4 only: the sums past k are dropped).
 fn rbf_row_count(m: usize, d: usize, k: usize) -> usize {
-    // Rows i with i·step + need <= len.
-    let fits = |len: usize, step: usize, need: usize| {
-        len.checked_sub(need)
-            .map_or(0, |r| r / step.max(1) + 1)
-            .min(m)
-    };
-    let n = fits(m * k, k, GROUP);
-    if d < W {
-        n.min(fits(m * d, d, W))
-    } else {
-        n
-    }
+    // Row i reads up to i·d + 8 <= m·d: i <= m - ceil(8/d), that is i < m - 7/d
+    // (none past the last row for d >= 8); likewise i < m - 3/k for A.
+    m.saturating_sub((7 / d.max(1)).max(3 / k.max(1)))
 }
 
 /// The RBF register path, for d <= 8 and k <= 4 (returns 0 points otherwise),
@@ -374,14 +365,11 @@ fn accumulate(
                         acc += libm::fabsf(v - *z.add(j));
                     }
                 }
-                (false, true) => {
+                (_, true) => {
                     for (j, &xj) in x.iter().enumerate() {
-                        acc += (xj - *mp.add(j)) * *sp.add(j) * *z.add(j);
-                    }
-                }
-                (true, true) => {
-                    for (j, &xj) in x.iter().enumerate() {
-                        acc += libm::fabsf((xj - *mp.add(j)) * *sp.add(j) - *z.add(j));
+                        let v = (xj - *mp.add(j)) * *sp.add(j);
+                        let zj = *z.add(j);
+                        acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
                     }
                 }
             }
@@ -422,13 +410,16 @@ pub(crate) fn evaluate(
     // with -0.0 (a zero in the products).
     let mut y = [-0.0f32; MAX_COMPONENTS];
     let mut slots = y.iter_mut().skip(if k <= GROUP { W } else { MAX_COMPONENTS });
-    // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
-    // finite x, NaN otherwise).
+    // ‖x'‖², ‖x'‖₁ (0 exactly when x' = 0, even where ‖x'‖² underflows) and a
+    // probe that is NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN
+    // otherwise).
     let mut sq_norm = 0.0f32;
+    let mut abs_sum = 0.0f32;
     let mut probe = 0.0f32;
     if mean.is_empty() {
         for &xj in x {
             sq_norm += xj * xj;
+            abs_sum += libm::fabsf(xj);
             probe += xj * 0.0;
             if let Some(o) = slots.next() {
                 *o = xj;
@@ -438,6 +429,7 @@ pub(crate) fn evaluate(
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             let v = (xj - mj) * sj;
             sq_norm += v * v;
+            abs_sum += libm::fabsf(v);
             probe += xj * 0.0;
             if let Some(o) = slots.next() {
                 *o = v;
@@ -451,18 +443,10 @@ pub(crate) fn evaluate(
     // below the normal range for a non-zero x', the direction of x' is lost in
     // f32 and the kernel values would all come out 0. That is reported
     // (NonFiniteResult), not returned as a result.
-    if job.kernel == COSINE && !(sq_norm.is_finite() && sq_norm >= f32::MIN_POSITIVE) {
-        let zero = if mean.is_empty() {
-            x.iter().all(|&v| v == 0.0)
-        } else {
-            x.iter()
-                .zip(mean)
-                .zip(inv_std)
-                .all(|((&xj, &mj), &sj)| (xj - mj) * sj == 0.0)
-        };
-        if !(zero && sq_norm.is_finite()) {
-            return Err(Error::NonFiniteResult);
-        }
+    if job.kernel == COSINE
+        && !(sq_norm.is_finite() && (sq_norm >= f32::MIN_POSITIVE || abs_sum == 0.0))
+    {
+        return Err(Error::NonFiniteResult);
     }
     let (start, mut ck) = if job.kernel == RBF {
         rbf_rows(job, sq_norm, &mut y)
