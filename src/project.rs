@@ -283,7 +283,8 @@ fn rbf_rows(job: &Job<'_>, sq_norm: f32, y: &mut [f32; MAX_COMPONENTS]) -> (usiz
     let w0 = g * sq_norm;
     let mut y0 = [0.0f32; GROUP];
     let mut ck = 0.0f32;
-    let (mut zp, mut ap, mut np, mut cp) = (points.as_ptr(), a.as_ptr(), norms.as_ptr(), c.as_ptr());
+    let (mut zp, mut ap, mut np, mut cp) =
+        (points.as_ptr(), a.as_ptr(), norms.as_ptr(), c.as_ptr());
     // SAFETY: n <= norms.len() (checked).
     let n_end = unsafe { norms.as_ptr().add(n) };
     while np != n_end {
@@ -410,7 +411,9 @@ pub(crate) fn evaluate(
     // and, for the RBF register path (k <= 4), x'[..8] in y[8..16], padded
     // with -0.0 (a zero in the products).
     let mut y = [-0.0f32; MAX_COMPONENTS];
-    let mut slots = y.iter_mut().skip(if k <= GROUP { W } else { MAX_COMPONENTS });
+    let mut slots = y
+        .iter_mut()
+        .skip(if k <= GROUP { W } else { MAX_COMPONENTS });
     // ‖x'‖², ‖x'‖₁ (0 exactly when x' = 0, even where ‖x'‖² underflows) and a
     // probe that is NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN
     // otherwise).
