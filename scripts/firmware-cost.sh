@@ -10,7 +10,7 @@
 # high-water mark of each call (painted stack); and the flash the library adds
 # to a firmware that loads a model, projects and scores (text+rodata of a
 # firmware with the calls minus the same firmware without them; the model data
-# is in both); the same flash and two projection costs for the `compact` build.
+# is in both); every kernel's cost and stack at m=128, d=8, k=4.
 # Prints a Markdown table and writes it to build/firmware-cost.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,8 +65,8 @@ done; done
 
 # Every kernel at m=128, d=8, k=4: instructions per kpca_project and
 # kpca_anomaly_score call (the firmware's self-check against the host runs too).
-ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score (instr.) |
-|---|---|---|"
+ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score (instr.) | stack project / score (B) |
+|---|---|---|---|"
 for kern in linear poly rbf laplacian sigmoid cosine; do
   dir=$out/kernel_$kern
   cargo run -q --example bench_model -- "$kern" 128 8 4 "$dir"
@@ -75,10 +75,13 @@ for kern in linear poly rbf laplacian sigmoid cosine; do
       -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
   done; done
   wait
+  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_1_0.elf" 2>&1 </dev/null)
+  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for $kern: $log" >&2; exit 1; }
+  sp=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p')
   p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
   s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
   ktable="$ktable
-| $kern | $p | $s |"
+| $kern | $p | $s | $sp |"
 done
 
 # Flash: a firmware that loads, projects and scores, with and without the library calls.
@@ -94,33 +97,7 @@ table="$table
 
 Flash added by the library (load + project + score, every kernel available; text+rodata, model data excluded): $((f1 - f0)) bytes."
 
-# The `compact` configuration (feature of the kpca crate, forwarded by the
-# staticlib): flash as above and the cost of kpca_project at m=128, d=8 and 16.
-cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf \
-  --features compact --target-dir "$root/target/compact"
-CLIB=$root/target/compact/thumbv7em-none-eabihf/firmware/libkpca.a
-arm-none-eabi-gcc $CFLAGS -I"$dir" -DWITH_KPCA=1 $LDFLAGS -o "$dir/flash_compact.elf" \
-  $FW/flash_kpca.c "$dir/bench_model.c" $FW/startup.c $FW/semihost.c $FW/stack.c "$CLIB" -lm
-fc=$(flash "$dir/flash_compact.elf")
-ctable="| compact, RBF k=4 | kpca_project (instr.) |
-|---|---|"
-for d in 8 16; do
-  cdir=$out/compact_d$d
-  cargo run -q --example bench_model -- rbf 128 "$d" 4 "$cdir"
-  for calls in 0 $N; do
-    arm-none-eabi-gcc $CFLAGS -I"$cdir" -DBENCH_OP=1 -DBENCH_CALLS=$calls $LDFLAGS \
-      -o "$cdir/bench_1_${calls}.elf" $FW/bench_kpca.c "$cdir/bench_model.c" $harness "$CLIB" -lm &
-  done
-  wait
-  qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$cdir/bench_1_0.elf" </dev/null 2>&1 | grep -q "self-check ok" || { echo "compact self-check failed for d=$d" >&2; exit 1; }
-  ctable="$ctable
-| m=128, d=$d | $(per_call "$cdir/bench_1_0.elf" "$cdir/bench_1_$N.elf") |"
-done
 table="$table
 
-Flash with the \`compact\` feature: $((fc - f0)) bytes.
-
-$ktable
-
-$ctable"
+$ktable"
 echo "$table" | tee "$root/build/firmware-cost.md"

@@ -365,7 +365,7 @@ pub unsafe extern "C" fn kpca_project(
         unsafe {
             with_input(model, x, x_len, |_, job, x| {
                 let out = slice_out(out, out_len)?;
-                evaluate(job, x, Some(out), false).map(|_| ())
+                evaluate(job, x, Some(out), None)
             })
         }
     })
@@ -386,13 +386,10 @@ pub unsafe extern "C" fn kpca_anomaly_score(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            let e = with_input(model, x, x_len, |_, job, x| {
-                if score.is_null() {
-                    return Err(Error::NullPointer);
-                }
-                evaluate(job, x, None, true)
-            })?;
-            write_out(score, e)
+            with_input(model, x, x_len, |_, job, x| {
+                let score = slice_out(score, 1)?;
+                evaluate(job, x, None, score.first_mut())
+            })
         }
     })
 }
@@ -418,11 +415,7 @@ pub unsafe extern "C" fn kpca_project_and_score(
                 // Both outputs are checked before either is written.
                 let score = slice_out(score, 1)?;
                 let out = slice_out(out, out_len)?;
-                let e = evaluate(job, x, Some(out), true)?;
-                if let Some(s) = score.first_mut() {
-                    *s = e;
-                }
-                Ok(())
+                evaluate(job, x, Some(out), score.first_mut())
             })
         }
     })
@@ -450,7 +443,9 @@ pub unsafe extern "C" fn kpca_is_anomaly(
                 if model.threshold <= 0.0 {
                     return Err(Error::ThresholdUnset);
                 }
-                Ok(evaluate(job, x, None, true)? > model.threshold)
+                let mut e = 0.0;
+                evaluate(job, x, None, Some(&mut e))?;
+                Ok(e > model.threshold)
             })?;
             write_out(is_anomaly, u8::from(flag))
         }

@@ -154,7 +154,7 @@ pub fn tanh(t: f32) -> f32 {
 /// exponential shares it).
 #[inline]
 pub(crate) fn tanh_from(t: f32, e: f32) -> f32 {
-    let a = if t < 0.0 { -t } else { t };
+    let a = libm::fabsf(t);
     let r = if a > 9.0 {
         1.0
     } else if a < 1.0 / 4096.0 {
@@ -163,12 +163,10 @@ pub(crate) fn tanh_from(t: f32, e: f32) -> f32 {
     } else {
         (1.0 - e) / (1.0 + e)
     };
-    if t < 0.0 {
-        -r
-    } else if t.is_nan() {
+    if t.is_nan() {
         t
     } else {
-        r
+        libm::copysignf(r, t)
     }
 }
 

@@ -5,21 +5,22 @@
 //! `kpca_model` (checked at compile time in `capi`), so the C entry points run
 //! on the caller's struct in place. [`evaluate`] checks the input, computes
 //! ‖x'‖² (x' the input, standardised when the model standardises) and makes one
-//! pass over the stored points:
+//! pass over the stored points, all in one stack frame (the C entry point's
+//! frame plus this one: at most 264 bytes on a Cortex-M4F, 252 for RBF):
 //!
-//! - RBF models with d <= 8 and k <= 4 take [`rbf_small`]: x' zero-padded to 8
-//!   floats (scaled by -2 gamma log2(e)) stays in registers, each point costs
-//!   eight loads and multiply-adds, one exponential ([`fastmath::exp2_neg`]),
-//!   c'k and four multiply-adds for the components, which stay in registers.
-//! - Every other kernel and size (and the few points `rbf_small` leaves over)
-//!   takes a register pass ([`pass`], one instance per family: RBF, Laplacian,
-//!   inner-product kernels) over x' in memory (the input, or x' staged when
-//!   standardised and d <= 8): x'[..8] in registers, further chunks of 8
-//!   reloaded per point, the rest one by one; the RBF and Laplacian exponential
-//!   inline, the first four components in registers, any k.
-//! - Standardised models with d > 8, and every model in the `compact` build
-//!   (about 4.6 KB less flash, 3x slower), take [`accumulate`]: one point at a
-//!   time, x' standardised on the fly, then [`kernel_value`].
+//! - RBF models with d <= 8 and k <= 4 (the usual sensor model) take the
+//!   register path ([`rbf_rows`]): x' zero-padded to 8 floats (scaled by
+//!   -2 gamma log2(e)) stays in registers; each point costs eight loads and
+//!   multiply-adds, one exponential ([`fastmath::exp2_neg`]), c'k and four
+//!   multiply-adds for the components, which stay in registers.
+//! - Every other kernel and size, and the last few points the register path
+//!   leaves (where its 8-float and 4-float reads would run past the model),
+//!   take the general path ([`accumulate`]): one point at a time, x'
+//!   standardised on the fly, then [`kernel_value`].
+//!
+//! The split keeps the library within 4 KiB of flash (loading, projection and
+//! score, every kernel available) while the common case runs at about 60
+//! instructions per stored point; scripts/firmware-cost.sh measures both.
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.
@@ -238,259 +239,64 @@ fn self_kernel(job: &Job<'_>, sq_norm: f32) -> f32 {
     }
 }
 
-/// c'k_x (returned) and A'k_x (added into `y`) over the stored points
-/// `start..m`, one point at a time: every kernel, any d and k.
-#[inline(never)]
-#[allow(unsafe_code)]
-fn accumulate(job: &Job<'_>, x: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
-    let (d, _, k) = job.dims();
-    let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
-    let (points, a) = (job.section(Section::Points), job.section(Section::A));
-    let (norms, c) = (job.section(Section::Norms), job.section(Section::C));
-    let l1 = job.kernel == LAPLACIAN;
-    let mut ck = 0.0f32;
-    for ((i, &zn), &ci) in norms.iter().enumerate().zip(c).skip(start) {
-        // SAFETY: i < m (the length of `norms`), so row i of the points (d
-        // floats from i·d) lies in `points` (m·d floats) and row i of A (k
-        // floats from i·k) in `a` (m·k), by the invariant of `Job`.
-        let (z, arow) = unsafe {
-            (
-                core::slice::from_raw_parts(points.as_ptr().add(i * d), d),
-                core::slice::from_raw_parts(a.as_ptr().add(i * k), k),
-            )
-        };
-        let mut acc = 0.0f32;
-        if mean.is_empty() {
-            for (&v, &zj) in x.iter().zip(z) {
-                acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
-            }
-        } else {
-            for ((&xj, &zj), (&mj, &sj)) in x.iter().zip(z).zip(mean.iter().zip(inv_std)) {
-                let v = (xj - mj) * sj;
-                acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
-            }
-        }
-        let kv = kernel_value(job, acc, zn, sq_norm);
-        ck += kv * ci;
-        for (yl, &al) in y.iter_mut().zip(arow) {
-            *yl += kv * al;
-        }
-    }
-    ck
+/// The number of leading stored points whose reads in [`rbf_rows`] stay inside
+/// the model: 8 floats from the start of the point's row (d < 8 only: the
+/// floats past the row belong to the next row and meet zeros in x') and 4 from
+/// the start of its row of A (k < 4 only: the sums past k are dropped).
+fn rbf_row_count(m: usize, d: usize, k: usize) -> usize {
+    // Row i reads up to i·d + 8 <= m·d: i <= m - ceil(8/d), that is i < m - 7/d
+    // (none past the last row for d >= 8); likewise i < m - 3/k for A.
+    m.saturating_sub((7 / d.max(1)).max(3 / k.max(1)))
 }
 
-/// The register pass over every stored point, for a kernel family `KIND`
-/// ([`RBF`], [`LAPLACIAN`], or [`LINEAR`] standing for every inner-product
-/// kernel): `xv` is x' (length d, in memory). Per point: the first 8 features
-/// against x'[..8] held in registers (when d >= 8), further full chunks of 8
-/// features with x' reloaded, the last d mod 8 one by one; then the kernel value
-/// (RBF and Laplacian inline through [`fastmath::exp2_neg`], linear as is, the
-/// others through [`kernel_value`]), c'k, and A'k with the first four
-/// components in registers (for k < 4 the loads repeat the row's last entry and
-/// the extra sums are dropped) and the rest in `y[4..k]`. Returns c'k and adds
-/// A'k into `y[..k]`.
+/// The RBF register path, for d <= 8 and k <= 4 (returns 0 points otherwise),
+/// over the first [`rbf_row_count`] stored points; returns that count and c'k
+/// over them, and adds A'k into `y[..k]`.
+///
+/// x', zero-padded to 8 floats, is read from `y[8..16]` and stays in
+/// registers scaled by -2 gamma log2(e). Per point: gamma log2(e) ‖x' - z‖² as
+/// gamma log2(e) (‖x'‖² + ‖z‖²) - 2 gamma log2(e) x'z (eight loads and
+/// multiply-adds against the stored ‖z‖²), one [`fastmath::exp2_neg`], c'k,
+/// and four multiply-adds for the components, held in registers.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn pass<const KIND: u32>(
-    job: &Job<'_>,
-    xv: &[f32],
-    sq_norm: f32,
-    y: &mut [f32],
-    start: usize,
-) -> f32 {
-    let (d, _, k) = job.dims();
+fn rbf_rows(job: &Job<'_>, sq_norm: f32, y: &mut [f32; MAX_COMPONENTS]) -> (usize, f32) {
+    let (d, m, k) = job.dims();
     let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
     let (a, c) = (job.section(Section::A), job.section(Section::C));
-    if xv.len() != d || d == 0 || k == 0 || k > y.len() || start > norms.len() {
-        return 0.0;
-    }
-    let g = job.gamma * core::f32::consts::LOG2_E;
-    let g2 = -2.0 * g;
-    let w0 = g * sq_norm;
-    // x'[..8] in registers (when d >= 8; scaled by -2 gamma log2(e) for RBF),
-    // the rest reloaded per point.
-    let (has_head, head, rest) = match xv.split_first_chunk::<W>() {
-        Some((h, r)) => (true, *h, r),
-        None => (false, [0.0f32; W], xv),
-    };
-    let mut head = head;
-    if KIND == RBF {
-        for h in head.iter_mut() {
-            *h *= g2;
-        }
-    }
-    let (n_chunks, n_tail) = (rest.len() / W, rest.len() % W);
-    let mut y0 = [0.0f32; GROUP];
-    let mut ck = 0.0f32;
-    let f = |xj: f32, zj: f32| {
-        if KIND == LAPLACIAN {
-            libm::fabsf(xj - zj)
-        } else {
-            xj * zj
-        }
-    };
-    // Rows whose first four entries of A lie inside A (all of them for k >= 4).
-    let m = reg_rows(norms.len().min(c.len()), k);
-    if start > m {
-        return 0.0;
-    }
-    // SAFETY: start <= m (checked above), so start·d <= m·d and start·k <= m·k,
-    // and norms + start, c + start, norms + m are within or one past `norms` and
-    // `c`; the x' bounds are within or one past `rest`.
-    let (mut zp, mut ap, mut np, mut cp, n_end, x_chunks, x_end) = unsafe {
-        (
-            points.as_ptr().add(start * d),
-            a.as_ptr().add(start * k),
-            norms.as_ptr().add(start),
-            c.as_ptr().add(start),
-            norms.as_ptr().add(m),
-            rest.as_ptr().add(n_chunks * W),
-            rest.as_ptr().add(n_chunks * W + n_tail),
-        )
-    };
-    let yp = y.as_mut_ptr();
-    while np != n_end {
-        // SAFETY: at point i (start <= i < m, m <= the lengths of `norms` and
-        // `c`), np = norms + i, cp = c + i, zp = points + i·d and ap = a + i·k;
-        // the reads are zp[..d] (8 for the head when d >= 8, then 8·n_chunks +
-        // n_tail = d - 8 or d more, zp ending at the next row), row i of the
-        // points inside `points` (m·d floats), and ap[..max(k, 4)] inside `a`
-        // (m·k floats, by the invariant of `Job`, and i < reg_rows); x' reads stay within `rest` (up to x_end); y[4..k] is within
-        // `y` (k <= MAX_COMPONENTS, invariant).
-        unsafe {
-            let (zn, ci) = (*np, *cp);
-            let mut acc = if KIND == RBF { w0 + g * zn } else { 0.0 };
-            if has_head {
-                for (j, &h) in head.iter().enumerate() {
-                    acc += f(h, *zp.add(j));
-                }
-                zp = zp.add(W);
-            }
-            let mut acc2 = 0.0f32;
-            let mut xq = rest.as_ptr();
-            while xq != x_chunks {
-                for j in 0..W {
-                    acc2 += f(*xq.add(j), *zp.add(j));
-                }
-                xq = xq.add(W);
-                zp = zp.add(W);
-            }
-            while xq != x_end {
-                acc2 += f(*xq, *zp);
-                xq = xq.add(1);
-                zp = zp.add(1);
-            }
-            let kv = if KIND == RBF {
-                fastmath::exp2_neg(acc + g2 * acc2)
-            } else if KIND == LAPLACIAN {
-                fastmath::exp2_neg(g * (acc + acc2))
-            } else if job.kernel == LINEAR {
-                acc + acc2
-            } else {
-                kernel_value(job, acc + acc2, zn, sq_norm)
-            };
-            let (a0, a1, a2, a3) = (*ap, *ap.add(1), *ap.add(2), *ap.add(3));
-            ck += kv * ci;
-            y0[0] += kv * a0;
-            y0[1] += kv * a1;
-            y0[2] += kv * a2;
-            y0[3] += kv * a3;
-            if k > GROUP {
-                let a_end = ap.add(k);
-                let mut aq = ap.add(GROUP);
-                let mut yq = yp.add(GROUP);
-                while aq != a_end {
-                    *yq += kv * *aq;
-                    aq = aq.add(1);
-                    yq = yq.add(1);
-                }
-                ap = a_end;
-            } else {
-                ap = ap.add(k);
-            }
-            np = np.add(1);
-            cp = cp.add(1);
-        }
-    }
-    for (yl, v) in y.iter_mut().zip(y0).take(k) {
-        *yl += v;
-    }
-    ck
-}
-
-/// The number of leading rows i < m of A (k floats each) whose first four
-/// floats lie inside A (i·k + 4 <= m·k): m for k >= 4, m - 3/k rows for k < 4.
-#[inline(always)]
-fn reg_rows(m: usize, k: usize) -> usize {
-    m.saturating_sub((GROUP - 1) / k.max(1))
-}
-
-/// [`pass`] for each kernel family.
-#[inline(never)]
-fn pass_rbf(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
-    pass::<RBF>(job, xv, sq_norm, y, start)
-}
-
-/// [`pass`] for the Laplacian kernel.
-#[inline(never)]
-fn pass_l1(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
-    pass::<LAPLACIAN>(job, xv, sq_norm, y, start)
-}
-
-/// [`pass`] for the inner-product kernels (linear, polynomial, sigmoid, cosine).
-#[inline(never)]
-fn pass_dot(job: &Job<'_>, xv: &[f32], sq_norm: f32, y: &mut [f32], start: usize) -> f32 {
-    pass::<LINEAR>(job, xv, sq_norm, y, start)
-}
-
-/// The RBF register path over the first `n` stored points: x' (zero-padded to
-/// 8 floats in `y[8..16]`, here scaled by -2 gamma log2(e)) in registers, per point
-/// eight loads and multiply-adds for w = gamma log2(e) ‖x' - z‖², one
-/// [`fastmath::exp2_neg`], c'k, and four multiply-adds for the (at most 4)
-/// components in registers (for d < 8 the eight floats run into the next row
-/// of points, multiplied by zeros; for k < 4 the four floats run into the next
-/// row of A and the extra sums are dropped). Returns c'k and adds A'k into
-/// `y[..k]`; returns 0 and does nothing unless k <= 4, d <= 8 and 8 floats from
-/// the start of row n - 1 of the points and 4 from row n - 1 of A are inside
-/// the model.
-#[inline(never)]
-#[allow(unsafe_code)]
-fn rbf_small(job: &Job<'_>, sq_norm: f32, n: usize, y: &mut [f32; MAX_COMPONENTS]) -> f32 {
-    let (d, _, k) = job.dims();
-    let (points, norms) = (job.section(Section::Points), job.section(Section::Norms));
-    let (a, c) = (job.section(Section::A), job.section(Section::C));
-    if n == 0
+    let n = rbf_row_count(m, d, k);
+    if d > W
         || k > GROUP
-        || d > W
         || n > norms.len()
         || n > c.len()
-        || (n - 1) * d + W > points.len()
-        || (n - 1) * k + GROUP > a.len()
+        || points.len() != m * d
+        || a.len() != m * k
     {
-        return 0.0;
+        return (0, 0.0);
     }
     let g = job.gamma * core::f32::consts::LOG2_E;
     let g2 = -2.0 * g;
-    let mut xs = [0.0f32; W];
-    for (o, &v) in xs.iter_mut().zip(y.iter().skip(W)) {
+    let mut h = [0.0f32; W];
+    for (o, &v) in h.iter_mut().zip(y.iter().skip(W)) {
         *o = v * g2;
     }
     let w0 = g * sq_norm;
     let mut y0 = [0.0f32; GROUP];
     let mut ck = 0.0f32;
-    let mut zp = points.as_ptr();
-    let mut ap = a.as_ptr();
-    let mut np = norms.as_ptr();
-    let mut cp = c.as_ptr();
-    // SAFETY: at point p < n: zp = points + p·d with p·d + 8 <= (n - 1)·d + 8 <=
-    // points.len(), ap = a + p·k with p·k + 4 <= (n - 1)·k + 4 <= a.len(), np
-    // and cp are norms + p and c + p with p < n <= their lengths (all checked
-    // above).
-    unsafe {
-        for _ in 0..n {
+    let (mut zp, mut ap, mut np, mut cp) =
+        (points.as_ptr(), a.as_ptr(), norms.as_ptr(), c.as_ptr());
+    // SAFETY: n <= norms.len() (checked).
+    let n_end = unsafe { norms.as_ptr().add(n) };
+    while np != n_end {
+        // SAFETY: at point i < n: np = norms + i and cp = c + i with i < n <=
+        // their lengths; zp = points + i·d, whose reads zp[..8] lie inside
+        // `points` (m·d floats, checked; i·d + 8 <= m·d for d < 8 by
+        // rbf_row_count); ap = a + i·k, whose reads ap[..4] lie inside `a` (m·k
+        // floats, checked; i·k + 4 <= m·k for k < 4 by rbf_row_count).
+        unsafe {
             let mut w = w0 + g * *np;
-            for (j, &xj) in xs.iter().enumerate() {
-                w += xj * *zp.add(j);
+            for (j, &hj) in h.iter().enumerate() {
+                w += hj * *zp.add(j);
             }
             let kv = fastmath::exp2_neg(w);
             ck += kv * *cp;
@@ -506,12 +312,83 @@ fn rbf_small(job: &Job<'_>, sq_norm: f32, n: usize, y: &mut [f32; MAX_COMPONENTS
     for (yl, v) in y.iter_mut().zip(y0).take(k) {
         *yl += v;
     }
+    (n, ck)
+}
+
+/// c'k_x (returned) and A'k_x (added into `y[..k]`) over the stored points
+/// `start..m`, one point at a time: every kernel, any d and k, x' standardised
+/// on the fly (returns 0 and does nothing if the model's sections disagree
+/// with its sizes).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn accumulate(
+    job: &Job<'_>,
+    x: &[f32],
+    sq_norm: f32,
+    y: &mut [f32; MAX_COMPONENTS],
+    start: usize,
+) -> f32 {
+    let (d, m, k) = job.dims();
+    let (points, a) = (job.section(Section::Points), job.section(Section::A));
+    let (norms, c) = (job.section(Section::Norms), job.section(Section::C));
+    let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
+    let standardized = mean.len() == d && inv_std.len() == d;
+    if x.len() != d
+        || !(standardized || mean.is_empty())
+        || Some(points.len()) != m.checked_mul(d)
+        || Some(a.len()) != m.checked_mul(k)
+        || norms.len() != m
+        || c.len() != m
+        || k > MAX_COMPONENTS
+    {
+        return 0.0;
+    }
+    let (mp, sp) = (mean.as_ptr(), inv_std.as_ptr());
+    let l1 = job.kernel == LAPLACIAN;
+    let mut ck = 0.0f32;
+    for i in start..m {
+        // SAFETY: i < m, so row i of the points (d floats from i·d) lies in
+        // `points` (m·d floats, checked), row i of A (k floats from i·k) in `a`
+        // (m·k, checked), and norms[i], c[i] in theirs (m, checked); the mean
+        // and 1/std reads (standardised models only) are j < d floats into
+        // `mean` and `inv_std` (d floats each, checked); y[..k] is in `y`
+        // (k <= MAX_COMPONENTS, checked).
+        unsafe {
+            let z = points.as_ptr().add(i * d);
+            let mut acc = 0.0f32;
+            match (l1, standardized) {
+                (false, false) => {
+                    for (j, &v) in x.iter().enumerate() {
+                        acc += v * *z.add(j);
+                    }
+                }
+                (true, false) => {
+                    for (j, &v) in x.iter().enumerate() {
+                        acc += libm::fabsf(v - *z.add(j));
+                    }
+                }
+                (_, true) => {
+                    for (j, &xj) in x.iter().enumerate() {
+                        let v = (xj - *mp.add(j)) * *sp.add(j);
+                        let zj = *z.add(j);
+                        acc += if l1 { libm::fabsf(v - zj) } else { v * zj };
+                    }
+                }
+            }
+            let kv = kernel_value(job, acc, *norms.as_ptr().add(i), sq_norm);
+            ck += kv * *c.as_ptr().add(i);
+            let arow = a.as_ptr().add(i * k);
+            for (l, yl) in y.iter_mut().take(k).enumerate() {
+                *yl += kv * *arow.add(l);
+            }
+        }
+    }
     ck
 }
 
-/// Computes the coordinates (into `out[..k]`, when `out` is given) and, if
-/// `score` is set, the anomaly score of `x` (else returns 0); writes `out` only
-/// when everything is finite.
+/// Computes the coordinates (into `out[..k]`, when `out` is given) and, when
+/// `score` is given, the anomaly score of `x` (into `*score`); writes nothing
+/// unless everything is finite.
 ///
 /// Errors: [`Error::OutputLength`], [`Error::InputLength`],
 /// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`], in that order.
@@ -520,8 +397,8 @@ pub(crate) fn evaluate(
     job: &Job<'_>,
     x: &[f32],
     out: Option<&mut [f32]>,
-    score: bool,
-) -> Result<f32, Error> {
+    score: Option<&mut f32>,
+) -> Result<(), Error> {
     let (d, m, k) = job.dims();
     if out.as_ref().is_some_and(|o| o.len() < k) {
         return Err(Error::OutputLength);
@@ -530,30 +407,33 @@ pub(crate) fn evaluate(
         return Err(Error::InputLength);
     }
     let (mean, inv_std) = (job.section(Section::Mean), job.section(Section::InvStd));
-    // The components' sums (y[..k]; -0.0 is the exact additive identity and,
-    // unlike +0.0, not a memset pattern).
+    // The components' sums, y[..k] (-0.0 is the exact additive identity),
+    // and, for the RBF register path (k <= 4), x'[..8] in y[8..16], padded
+    // with -0.0 (a zero in the products).
     let mut y = [-0.0f32; MAX_COMPONENTS];
-    let small = !cfg!(feature = "compact") && job.kernel == RBF && d <= W && k <= GROUP;
-    // A standardised x' of d <= 8 features is staged in y[8..8 + d] when the
-    // components (y[..k]) leave room for it (k <= 8).
-    let staged = !mean.is_empty() && d <= W && k <= W;
-    // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
-    // finite x, NaN otherwise).
+    let mut slots = y
+        .iter_mut()
+        .skip(if k <= GROUP { W } else { MAX_COMPONENTS });
+    // ‖x'‖², ‖x'‖₁ (0 exactly when x' = 0, even where ‖x'‖² underflows) and a
+    // probe that is NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN
+    // otherwise).
     let mut sq_norm = 0.0f32;
+    let mut abs_sum = 0.0f32;
     let mut probe = 0.0f32;
     if mean.is_empty() {
         for &xj in x {
             sq_norm += xj * xj;
+            abs_sum += libm::fabsf(xj);
             probe += xj * 0.0;
+            if let Some(o) = slots.next() {
+                *o = xj;
+            }
         }
     } else {
-        let mut slots = y
-            .get_mut(W..W + if staged { d } else { 0 })
-            .unwrap_or(&mut [])
-            .iter_mut();
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             let v = (xj - mj) * sj;
             sq_norm += v * v;
+            abs_sum += libm::fabsf(v);
             probe += xj * 0.0;
             if let Some(o) = slots.next() {
                 *o = v;
@@ -567,63 +447,18 @@ pub(crate) fn evaluate(
     // below the normal range for a non-zero x', the direction of x' is lost in
     // f32 and the kernel values would all come out 0. That is reported
     // (NonFiniteResult), not returned as a result.
-    if job.kernel == COSINE && !(sq_norm.is_finite() && sq_norm >= f32::MIN_POSITIVE) {
-        let zero = if mean.is_empty() {
-            x.iter().all(|&v| v == 0.0)
-        } else {
-            x.iter()
-                .zip(mean)
-                .zip(inv_std)
-                .all(|((&xj, &mj), &sj)| (xj - mj) * sj == 0.0)
-        };
-        if !(zero && sq_norm.is_finite()) {
-            return Err(Error::NonFiniteResult);
-        }
+    if job.kernel == COSINE
+        && !(sq_norm.is_finite() && (sq_norm >= f32::MIN_POSITIVE || abs_sum == 0.0))
+    {
+        return Err(Error::NonFiniteResult);
     }
-    let mut ck = 0.0f32;
-    let mut start = 0;
-    if small {
-        // Points whose 8 floats from the row start stay inside the points, and
-        // whose 4 floats from the start of their row of A inside A.
-        let rows = |len: usize, step: usize, need: usize| {
-            len.checked_sub(need).map_or(0, |r| r / step.max(1) + 1)
-        };
-        let n = rows(m * d, d, W).min(rows(m * k, k, GROUP)).min(m);
-        // x' zero-padded to 8 floats in y[8..16] (already there when staged).
-        let (_, y_hi) = y.split_at_mut(W);
-        if mean.is_empty() {
-            for (o, &v) in y_hi.iter_mut().zip(x) {
-                *o = v;
-            }
-        }
-        for o in y_hi.iter_mut().skip(d) {
-            *o = 0.0;
-        }
-        ck = rbf_small(job, sq_norm, n, &mut y);
-        start = n;
-    }
+    let (start, mut ck) = if job.kernel == RBF {
+        rbf_rows(job, sq_norm, &mut y)
+    } else {
+        (0, 0.0)
+    };
     if start < m {
-        // The components' sums and x' (the input, or staged in y[8..8 + d]).
-        let (ys, xv): (&mut [f32], Option<&[f32]>) = if mean.is_empty() {
-            (&mut y, Some(x))
-        } else if staged {
-            let (lo, hi) = y.split_at_mut(W);
-            (lo, hi.get(..d))
-        } else {
-            (&mut y, None)
-        };
-        if let Some(xv) = xv.filter(|_| !cfg!(feature = "compact")) {
-            ck += match job.kernel {
-                RBF => pass_rbf(job, xv, sq_norm, ys, start),
-                LAPLACIAN => pass_l1(job, xv, sq_norm, ys, start),
-                _ => pass_dot(job, xv, sq_norm, ys, start),
-            };
-            // The last rows (k < 4 only) whose four entries of A would run past A.
-            start = reg_rows(m, k).max(start);
-        }
-        if start < m {
-            ck += accumulate(job, x, sq_norm, ys, start);
-        }
+        ck += accumulate(job, x, sq_norm, &mut y, start);
     }
     let mut sum_sq = 0.0f32;
     probe = 0.0;
@@ -632,7 +467,7 @@ pub(crate) fn evaluate(
         sum_sq += *yl * *yl;
         probe += *yl * 0.0;
     }
-    let e = if score {
+    let e = if score.is_some() {
         self_kernel(job, sq_norm) - 2.0 * ck + job.s - sum_sq
     } else {
         0.0
@@ -645,7 +480,10 @@ pub(crate) fn evaluate(
             *o = *v;
         }
     }
-    Ok(e)
+    if let Some(score) = score {
+        *score = e;
+    }
+    Ok(())
 }
 
 /// Checks a batch of row-major vectors for `job` and returns the number of rows.
@@ -672,7 +510,7 @@ pub(crate) fn project_batch(job: &Job<'_>, xs: &[f32], out: &mut [f32]) -> Resul
         .chunks_exact(d.max(1))
         .zip(out.chunks_exact_mut(k.max(1)))
     {
-        evaluate(job, x, Some(o), false)?;
+        evaluate(job, x, Some(o), None)?;
     }
     Ok(rows)
 }
@@ -681,7 +519,7 @@ pub(crate) fn project_batch(job: &Job<'_>, xs: &[f32], out: &mut [f32]) -> Resul
 pub(crate) fn score_batch(job: &Job<'_>, xs: &[f32], scores: &mut [f32]) -> Result<usize, Error> {
     let rows = batch_rows(job, xs, scores.len(), 1)?;
     for (x, s) in xs.chunks_exact(job.dims().0.max(1)).zip(scores.iter_mut()) {
-        *s = evaluate(job, x, None, true)?;
+        evaluate(job, x, None, Some(s))?;
     }
     Ok(rows)
 }
@@ -692,18 +530,22 @@ impl ModelRef<'_> {
     /// Errors: [`Error::InputLength`], [`Error::OutputLength`] (`out` shorter than k),
     /// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`]. `out` is written only on success.
     pub fn project(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
-        evaluate(&Job::of(self)?, x, Some(out), false).map(|_| ())
+        evaluate(&Job::of(self)?, x, Some(out), None)
     }
 
     /// The anomaly score e(x): the squared distance in feature space between
     /// phi(x) and its reconstruction from the k components (DESIGN.md section 2).
     pub fn anomaly_score(&self, x: &[f32]) -> Result<f32, Error> {
-        evaluate(&Job::of(self)?, x, None, true)
+        let mut e = 0.0;
+        evaluate(&Job::of(self)?, x, None, Some(&mut e))?;
+        Ok(e)
     }
 
     /// Coordinates into `out[..k]` and the anomaly score, in one pass.
     pub fn project_and_score(&self, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
-        evaluate(&Job::of(self)?, x, Some(out), true)
+        let mut e = 0.0;
+        evaluate(&Job::of(self)?, x, Some(out), Some(&mut e))?;
+        Ok(e)
     }
 
     /// Whether the anomaly score of `x` exceeds the stored threshold.
