@@ -316,6 +316,7 @@ fn via_inner_products(kind: KernelKind) -> bool {
 /// parallel) and then mapped elementwise; rbf uses ‖a‖² + ‖b‖² - 2 a'b (clamped at
 /// 0, as scikit-learn's `euclidean_distances`), and 0 on the diagonal when
 /// `same_diagonal` (a_i and b_i are then the same point).
+#[allow(clippy::too_many_arguments)]
 fn kernel_block(
     kernel: &Kernel64,
     mut dst: faer::MatMut<'_, f64>,
@@ -397,8 +398,9 @@ fn kernel_block(
 /// Arguments below -708 (results below 2^-1021) give 0; rbf values that small are
 /// zero to any tolerance used here. NaN stays NaN (the caller reports it).
 fn exp_in_place(values: &mut [f64]) {
-    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    // ln 2 = LN2_HI + LN2_LO, LN2_HI with its low 21 bits zero (k LN2_HI is exact).
+    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
+    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
     const INV_LN2: f64 = core::f64::consts::LOG2_E;
     // 1/i! for i = 13 down to 2.
     const C: [f64; 12] = [
