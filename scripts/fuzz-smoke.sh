@@ -16,8 +16,10 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked --quiet
 fi
 SECS=${FUZZ_SECONDS:-40}
-# Inside the clone, so that nothing built from another checkout is reused.
-TDIR=${KPCA_FUZZ_TARGET:-target/fuzz}
+# Kept out of the clone (a cold build of the cli dependencies with ASan takes
+# minutes), keyed by the clone's absolute path like scripts/miri.sh.
+key=$(pwd -P | sha256sum | cut -c1-16)
+TDIR=${KPCA_FUZZ_TARGET:-${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/$key/fuzz-target}
 TARGETS=(load_and_project mutate_blob capi csv_npy)
 LOGS=target/fuzz-smoke
 mkdir -p "$LOGS"

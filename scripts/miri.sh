@@ -20,10 +20,12 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || cargo +nightly miri setup
 FEATURES=capi,libm/force-soft-floats
-# Inside the clone: cargo-miri records the directory a test was built in and
-# runs it from there, so a target directory shared between clones (as an
-# earlier version had) runs tests from a directory that may be gone.
-TDIR=${KPCA_MIRI_TARGET:-target/miri}
+# Kept out of the clone, so that later runs from the same directory only
+# rebuild kpca, and keyed by the clone's absolute path: cargo-miri runs each
+# test from the directory it was built in, so a target directory shared between
+# clones (as an earlier version had) ran tests from a directory that was gone.
+key=$(pwd -P | sha256sum | cut -c1-16)
+TDIR=${KPCA_MIRI_TARGET:-${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/$key/miri-target}
 # Miri's own checks: Stacked Borrows (default), alignment, uninitialised
 # memory, data races between the test threads, leaks.
 export MIRIFLAGS=${MIRIFLAGS:-}
