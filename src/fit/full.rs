@@ -150,7 +150,11 @@ pub(crate) fn fit_full(
         .collect();
     let total = match &all_values {
         Some(all) => all.iter().filter(|&&v| v > 0.0).sum::<f64>(),
-        None => trace,
+        // The trace also counts negative eigenvalues (an indefinite kernel, or
+        // the rounding noise of a numerically constant one) and can fall to or
+        // below the kept ones' sum: bound it by that sum, so the ratios stay
+        // finite and within (0, 1].
+        None => trace.max(values.iter().take(k).sum::<f64>()),
     };
     let eigenvalues: Vec<f64> = values.iter().take(k).copied().collect();
     let explained_variance_ratio = eigenvalues.iter().map(|mu| mu / total).collect();
