@@ -11,6 +11,10 @@
 # the reason in the table. Writes target/bench-fit/results.jsonl and table.md
 # (KPCA_BENCH_OUT overrides) and prints the tables; about 5 to 10 minutes.
 #
+# KPCA_BENCH_ONLY=full or =nystrom runs only that part. KPCA_BENCH_PHASES=1 adds,
+# for kpca's iterative full fit, the time of the kernel matrix + centring + one
+# solver pass ("phases_s" in results.jsonl; see benches/fit.rs).
+#
 # Needs Python 3 with numpy, scikit-learn, nystrompca and threadpoolctl (installed
 # with pip if missing; PYTHON selects the interpreter). Threads are left as the
 # machine has them (rayon and OpenBLAS: all cores) and recorded.
@@ -21,6 +25,7 @@ OUT="${KPCA_BENCH_OUT:-target/bench-fit}"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 mkdir -p "$OUT"
 TIMEOUT="${KPCA_BENCH_TIMEOUT:-300}"
+ONLY="${KPCA_BENCH_ONLY:-}"
 start=$(date +%s)
 
 if ! "$PYTHON" -c 'import sklearn, nystrompca, threadpoolctl' 2>/dev/null; then
@@ -59,6 +64,7 @@ skip() {
 PEER=("$PYTHON" scripts/peers/bench_fit_peers.py --dir "$OUT")
 
 for n in 1000 2000 4000 8000; do
+  [[ -z "$ONLY" || "$ONLY" == full ]] || break
   run full kpca-iterative "$n" 0 "$bench" --case full-iterative --n "$n"
   if (( n <= 2000 )); then
     run full kpca-dense "$n" 0 "$bench" --case full-dense --n "$n"
@@ -74,6 +80,7 @@ for n in 1000 2000 4000 8000; do
   run full sklearn-randomized "$n" 0 "${PEER[@]}" --case sklearn-randomized --n "$n"
 done
 for n in 20000 100000; do
+  [[ -z "$ONLY" || "$ONLY" == nystrom ]] || break
   for m in 200 1000; do
     run nystrom kpca-nystrom "$n" "$m" "$bench" --case nystrom --n "$n" --m "$m"
     run nystrom sklearn-nystroem+pca "$n" "$m" "${PEER[@]}" --case sklearn-nystroem --n "$n" --m "$m"

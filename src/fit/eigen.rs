@@ -425,10 +425,14 @@ pub(crate) fn full_evd(matrix: &DMatrix<f64>) -> Result<(Vec<f64>, DMatrix<f64>)
     Ok((s.column_vector().iter().copied().collect(), u))
 }
 
+/// A residual ‖K x - theta x‖ at or below this times |theta_1| always passes the
+/// iterative solver's convergence test (see [`lanczos_top`]).
+const RESIDUAL_FLOOR: f64 = 1e-12;
+
 /// Options of the iterative solver.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IterOptions {
-    /// Relative residual tolerance.
+    /// Bound on the estimated eigenvector error ‖r_i‖ / gap_i (see [`lanczos_top`]).
     pub tol: f64,
     /// Maximum number of passes (block products with the matrix).
     pub max_restarts: usize,
@@ -556,19 +560,32 @@ fn times(src: &[f64], n: usize, c: usize, y: &[f64], r: usize, dst: &mut [f64]) 
 /// reorthogonalisation and Rayleigh-Ritz at every pass.
 ///
 /// The search space V (at most `cap` = min(n, max(6b, k + 3b)) orthonormal
-/// columns, block size b = min(n, k + 8)) is kept together with K V, so each pass
-/// costs one product of the matrix with a block of b columns (one read of the
-/// matrix for b vectors: the matrix is memory bound, so this is several times
-/// cheaper than b single products). Each pass: Rayleigh-Ritz on H = V'KV gives
-/// Ritz pairs (theta_i, x_i = V y_i) with residuals r_i = (KV) y_i - theta_i x_i;
-/// the residuals of the b leading pairs, orthonormalised against V, are the next
-/// block (in exact arithmetic this is block Lanczos). When V is full, it is cut
-/// back to its `cap - b` leading Ritz vectors (thick restart; K V is transformed
-/// with them, no product needed).
+/// columns, block size b = min(n, k + 8)) is kept together with K V and the
+/// projected matrix H = V'KV, so each pass costs one product of the matrix with a
+/// block of b columns (one read of the matrix for b vectors: the product is memory
+/// bound, so this costs about as much as a single matrix-vector product) plus
+/// O(n cap b) for the new columns of H, the Ritz vectors and the
+/// reorthogonalisation. Each pass: Rayleigh-Ritz on H gives Ritz pairs
+/// (theta_i, x_i = V y_i) with residuals r_i = (KV) y_i - theta_i x_i; the
+/// residuals of the b leading pairs, orthonormalised against V, are the next block
+/// (in exact arithmetic this is block Lanczos). When V is full, it is cut back to
+/// its `cap - b` leading Ritz vectors (thick restart: K V is transformed with them
+/// and H becomes diag(theta), no product needed).
 ///
-/// Convergence test: ‖K x_i - theta_i x_i‖ <= tol * max_j |theta_j| for every kept
-/// pair i < k (max_j |theta_j| estimates ‖K‖₂ = |mu_1| for a positive semi-definite
-/// K), checked on the residuals above and then confirmed with one explicit product
+/// Convergence test, for every kept pair i < k:
+///
+/// ‖K x_i - theta_i x_i‖ <= max(tol * gap_i, 1e-12 * max_j |theta_j|),
+///
+/// gap_i = distance from theta_i to the nearest other Ritz value (max_j |theta_j|
+/// estimates ‖K‖₂ = |mu_1| for a positive semi-definite K). ‖r_i‖ / gap_i bounds
+/// the sine of the angle between x_i and its eigenvector (Davis-Kahan, with the
+/// Ritz values standing in for the eigenvalues) and the eigenvalue error is at most
+/// ‖r_i‖² / gap_i, so `tol` bounds the error of each eigenvector (and of each
+/// column of scores relative to its 2-norm sqrt(mu_i)). The second term
+/// ([`RESIDUAL_FLOOR`], the rounding level of the products) accepts pairs whose
+/// residual cannot usefully shrink further: those of a cluster with gaps below
+/// 1e-12 |mu_1| / tol, whose individual vectors no solver determines better.
+/// Checked on the residuals above and then confirmed with one explicit product
 /// K X_k (k more products).
 pub(crate) fn lanczos_top<F>(
     n: usize,
@@ -596,6 +613,8 @@ where
     let mut rng = SeededRng::seed_from_u64(LANCZOS_SEED);
     let mut basis = vec![0.0; n * cap];
     let mut kbasis = vec![0.0; n * cap];
+    // H = V'KV, cap x cap column-major; its leading c x c block is current.
+    let mut h = vec![0.0; cap * cap];
     let mut c = 0usize;
     let mut matvecs = 0usize;
     let mut worst = f64::INFINITY;
@@ -608,6 +627,7 @@ where
 
     for pass in 0..opts.max_restarts.max(1) {
         // Extend V by the block and K V by its product.
+        let c0 = c;
         if let Some(dst) = basis.get_mut(n * c..n * (c + bw)) {
             dst.copy_from_slice(block.get(..n * bw).unwrap_or(&[]));
         }
@@ -620,18 +640,30 @@ where
         matvecs += bw;
         c += bw;
 
-        // Rayleigh-Ritz on H = V'KV (symmetrised).
-        let mut h = vec![0.0; c * c];
-        faer::linalg::matmul::matmul(
-            MatMut::from_column_major_slice_mut(&mut h, c, c),
-            Accum::Replace,
-            MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c).transpose(),
-            MatRef::from_column_major_slice(kbasis.get(..n * c).unwrap_or(&[]), n, c),
-            1.0,
-            par(),
-        );
-        let hm = DMatrix::from_vec(c, c, h);
-        let hs = (&hm + hm.transpose()) * 0.5;
+        // The new columns of H: V' (K V_new), then mirrored into the new rows.
+        {
+            let mut hnew = vec![0.0; c * bw];
+            faer::linalg::matmul::matmul(
+                MatMut::from_column_major_slice_mut(&mut hnew, c, bw),
+                Accum::Replace,
+                MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c)
+                    .transpose(),
+                MatRef::from_column_major_slice(kbasis.get(n * c0..n * c).unwrap_or(&[]), n, bw),
+                1.0,
+                par(),
+            );
+            for jj in 0..bw {
+                for i in 0..c {
+                    let v = at(&hnew, jj * c + i);
+                    put(&mut h, (c0 + jj) * cap + i, v);
+                    put(&mut h, i * cap + c0 + jj, v);
+                }
+            }
+        }
+        // Rayleigh-Ritz on H (symmetrised).
+        let hs = DMatrix::from_fn(c, c, |i, j| {
+            0.5 * (at(&h, j * cap + i) + at(&h, i * cap + j))
+        });
         let eig = SymmetricEigen::try_new(hs, f64::EPSILON, 0).ok_or(FitError::NotConverged {
             solver: "lanczos (projected problem)",
             iterations: pass,
@@ -647,21 +679,44 @@ where
             .iter()
             .fold(0.0f64, |a, t| a.max(t.abs()))
             .max(f64::MIN_POSITIVE);
+        // A residual at or below RESIDUAL_FLOOR |theta_1| always passes.
+        let floor = RESIDUAL_FLOOR * scale / opts.tol.max(f64::MIN_POSITIVE);
+        let gap = |i: usize| -> f64 {
+            let mut g = f64::INFINITY;
+            if i > 0 {
+                g = g.min(at(&theta, i - 1) - at(&theta, i));
+            }
+            if i + 1 < theta.len() {
+                g = g.min(at(&theta, i) - at(&theta, i + 1));
+            }
+            g.max(floor)
+        };
 
-        // Ritz vectors and residuals of the r leading pairs.
+        // Will V be cut back after this pass?
         let r = b.min(c);
-        let yr = y.columns(0, r).into_owned();
-        let mut x = vec![0.0; n * r];
-        let mut kx = vec![0.0; n * r];
-        times(&basis, n, c, yr.as_slice(), r, &mut x);
-        times(&kbasis, n, c, yr.as_slice(), r, &mut kx);
+        let restart = c + b > cap;
+        let q = if restart { keep.min(c).max(r) } else { r };
+        // Ritz vectors and K times them: the q leading ones (r for the residuals,
+        // all q when restarting).
+        let yq = y.columns(0, q).into_owned();
+        let mut x = vec![0.0; n * q];
+        let mut kx = vec![0.0; n * q];
+        times(&basis, n, c, yq.as_slice(), q, &mut x);
+        times(&kbasis, n, c, yq.as_slice(), q, &mut kx);
+        let mut res = vec![0.0; n * r];
         let mut estimate = 0.0f64;
-        for (i, (res, xv)) in kx.chunks_exact_mut(n).zip(x.chunks_exact(n)).enumerate() {
-            let t = theta.get(i).copied().unwrap_or(0.0);
-            res.iter_mut().zip(xv).for_each(|(a, v)| *a -= t * v);
+        for (i, (rv, (kxv, xv))) in res
+            .chunks_exact_mut(n)
+            .zip(kx.chunks_exact(n).zip(x.chunks_exact(n)))
+            .enumerate()
+        {
+            let t = at(&theta, i);
+            rv.iter_mut()
+                .zip(kxv.iter().zip(xv))
+                .for_each(|(a, (kv, v))| *a = kv - t * v);
+            let norm = rv.iter().map(|a| a * a).sum::<f64>().sqrt();
             if i < k {
-                let norm = res.iter().map(|a| a * a).sum::<f64>().sqrt();
-                estimate = estimate.max(norm / scale);
+                estimate = estimate.max(norm / gap(i));
             }
         }
         worst = estimate;
@@ -676,15 +731,17 @@ where
             );
             matvecs += k;
             let mut true_worst = 0.0f64;
+            let mut max_residual = 0.0f64;
             for (i, (p, xv)) in prod.chunks_exact(n).zip(xk.chunks_exact(n)).enumerate() {
-                let t = theta.get(i).copied().unwrap_or(0.0);
+                let t = at(&theta, i);
                 let rn = p
                     .iter()
                     .zip(xv)
                     .map(|(a, v)| (a - t * v).powi(2))
                     .sum::<f64>()
                     .sqrt();
-                true_worst = true_worst.max(rn / scale);
+                true_worst = true_worst.max(rn / gap(i));
+                max_residual = max_residual.max(rn / scale);
             }
             worst = true_worst;
             if true_worst <= opts.tol || (c >= n && true_worst <= 1e3 * opts.tol.max(f64::EPSILON))
@@ -694,7 +751,7 @@ where
                     vectors: DMatrix::from_vec(n, k, xk.to_vec()),
                     all_values: None,
                     matvecs,
-                    max_residual: true_worst,
+                    max_residual,
                 });
             }
             if c >= n {
@@ -702,19 +759,17 @@ where
             }
         }
 
-        // Thick restart when the next block does not fit.
-        let next = b.min(n - c.min(n));
-        if next == 0 || c + b > cap {
-            let q = keep.min(c);
-            let yq = y.columns(0, q).into_owned();
-            let mut tmp = vec![0.0; n * q];
-            times(&basis, n, c, yq.as_slice(), q, &mut tmp);
+        // Thick restart: V, K V := the q leading Ritz vectors and K times them.
+        if restart {
             if let Some(dst) = basis.get_mut(..n * q) {
-                dst.copy_from_slice(&tmp);
+                dst.copy_from_slice(&x);
             }
-            times(&kbasis, n, c, yq.as_slice(), q, &mut tmp);
             if let Some(dst) = kbasis.get_mut(..n * q) {
-                dst.copy_from_slice(&tmp);
+                dst.copy_from_slice(&kx);
+            }
+            h.fill(0.0);
+            for (i, &t) in theta.iter().take(q).enumerate() {
+                put(&mut h, i * cap + i, t);
             }
             c = q;
         }
@@ -724,7 +779,7 @@ where
             break;
         }
         block.fill(0.0);
-        if let (Some(dst), Some(src)) = (block.get_mut(..n * bw), kx.get(..n * bw)) {
+        if let (Some(dst), Some(src)) = (block.get_mut(..n * bw), res.get(..n * bw)) {
             dst.copy_from_slice(src);
         }
         orthonormalize_block(&basis, c, &mut block, n, bw, &mut rng);
@@ -736,22 +791,124 @@ where
     })
 }
 
+/// Columns per tile of [`sym_block_product`] (the kernel builder's panel width, so
+/// that tiles and panels line up).
+const SYM_TILE: usize = super::kernel::PANEL;
+/// Rows per tile of [`sym_block_product`]: a 512 x 128 tile (512 KiB) stays in
+/// cache between its two products.
+const SYM_ROWS: usize = 512;
+
 /// Y = K X for the symmetric n x n matrix `matrix` (column-major) and a block X,
-/// one parallel matrix product (faer).
+/// reading only the lower triangle of `matrix` (diagonal included; the upper
+/// triangle may hold anything), each entry once.
+///
+/// The lower triangle is cut into tiles of `SYM_ROWS x SYM_TILE` below the
+/// diagonal blocks; each tile A at rows I, columns J does Y_I += A X_J and
+/// Y_J += A' X_I while it is in cache, so a product reads half the matrix (the
+/// product is memory bound). Parallel over groups of column panels with equal
+/// work, each group with its own n x b accumulator (summed at the end).
 pub(crate) fn sym_block_product(
     matrix: &[f64],
     n: usize,
     x: faer::MatRef<'_, f64>,
-    y: faer::MatMut<'_, f64>,
+    mut y: faer::MatMut<'_, f64>,
 ) {
-    faer::linalg::matmul::matmul(
-        y,
-        faer::Accum::Replace,
-        faer::MatRef::from_column_major_slice(matrix, n, n),
-        x,
-        1.0,
-        par(),
-    );
+    use faer::{Accum, MatMut, MatRef, Par};
+    use rayon::prelude::*;
+    let b = x.ncols();
+    if n == 0 || b == 0 {
+        return;
+    }
+    let xs: Vec<f64> = (0..b)
+        .flat_map(|j| x.col(j).iter().copied().collect::<Vec<f64>>())
+        .collect();
+    let full = MatRef::from_column_major_slice(matrix.get(..n * n).unwrap_or(&[]), n, n);
+    let xm = MatRef::from_column_major_slice(&xs, n, b);
+    let panels = n.div_ceil(SYM_TILE);
+    // Groups of consecutive panels with about equal work (panel p has n - p T rows).
+    let groups_wanted = (2 * rayon::current_num_threads()).clamp(1, panels);
+    let total: usize = (0..panels).map(|p| n - p * SYM_TILE).sum();
+    let mut bounds = vec![0usize];
+    let mut acc_work = 0usize;
+    for p in 0..panels {
+        acc_work += n - p * SYM_TILE;
+        if acc_work * groups_wanted >= total * bounds.len() && p + 1 < panels {
+            bounds.push(p + 1);
+        }
+    }
+    bounds.push(panels);
+    let ranges: Vec<(usize, usize)> = bounds
+        .iter()
+        .copied()
+        .zip(bounds.iter().copied().skip(1))
+        .collect();
+    let partial: Vec<Vec<f64>> = ranges
+        .into_par_iter()
+        .map(|(p0, p1)| {
+            let mut acc = vec![0.0; n * b];
+            for p in p0..p1 {
+                let j0 = p * SYM_TILE;
+                let w = SYM_TILE.min(n - j0);
+                // Diagonal block: its lower triangle only.
+                for jj in 0..w {
+                    let j = j0 + jj;
+                    let Some(col) = matrix.get(j * n + j..j * n + j0 + w) else {
+                        continue;
+                    };
+                    for c in 0..b {
+                        let xc = xs.get(c * n..(c + 1) * n).unwrap_or(&[]);
+                        let xj = at(xc, j);
+                        let mut dot = 0.0;
+                        let Some(yc) = acc.get_mut(c * n + j..c * n + j0 + w) else {
+                            continue;
+                        };
+                        let xr = xc.get(j..j0 + w).unwrap_or(&[]);
+                        if let (Some(first), Some(y0)) = (col.first(), yc.first_mut()) {
+                            *y0 += first * xj;
+                        }
+                        for ((yv, &a), &xv) in yc.iter_mut().zip(col).zip(xr).skip(1) {
+                            *yv += a * xj;
+                            dot += a * xv;
+                        }
+                        if let Some(y0) = yc.first_mut() {
+                            *y0 += dot;
+                        }
+                    }
+                }
+                // Tiles below it.
+                let mut i0 = j0 + w;
+                while i0 < n {
+                    let h = SYM_ROWS.min(n - i0);
+                    let a = full.submatrix(i0, j0, h, w);
+                    let mut am = MatMut::from_column_major_slice_mut(&mut acc, n, b);
+                    faer::linalg::matmul::matmul(
+                        am.as_mut().submatrix_mut(i0, 0, h, b),
+                        Accum::Add,
+                        a,
+                        xm.submatrix(j0, 0, w, b),
+                        1.0,
+                        Par::Seq,
+                    );
+                    faer::linalg::matmul::matmul(
+                        am.submatrix_mut(j0, 0, w, b),
+                        Accum::Add,
+                        a.transpose(),
+                        xm.submatrix(i0, 0, h, b),
+                        1.0,
+                        Par::Seq,
+                    );
+                    i0 += h;
+                }
+            }
+            acc
+        })
+        .collect();
+    for c in 0..b {
+        let col = y.as_mut().col_mut(c);
+        for (i, v) in col.iter_mut().enumerate() {
+            *v = partial.iter().map(|acc| at(acc, c * n + i)).sum();
+        }
+    }
 }
 
 #[cfg(test)]

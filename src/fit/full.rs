@@ -36,19 +36,24 @@ pub(crate) fn fit_full(
     let sq = sq_norms(z, d);
     let mut kmat = gram_matrix(kernel, z, &sq, d)?;
 
-    // Row means r (= column means, K is symmetric) and the grand mean g.
-    let r: Vec<f64> = kmat
-        .par_chunks(n.max(1))
-        .map(|col| col.iter().sum::<f64>() / n as f64)
+    // Row means r (= column means, K is symmetric) and the grand mean g, from the
+    // lower triangle: row sum j = (column j from the diagonal down) + (row j left
+    // of the diagonal), the latter accumulated per group of panels.
+    let (col_part, row_part) = lower_sums(&kmat, n);
+    let r: Vec<f64> = col_part
+        .iter()
+        .zip(&row_part)
+        .map(|(a, b)| (a + b) / n as f64)
         .collect();
     let g = r.iter().sum::<f64>() / n as f64;
-    // Centre in place: Kc_ij = K_ij - (r_i + r_j) + g (symmetric to the last bit).
+    // Centre the lower triangle in place: Kc_ij = K_ij - (r_i + r_j) + g.
     kmat.par_chunks_mut(n.max(1) * PANEL)
         .enumerate()
         .for_each(|(block, cols)| {
             for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
-                let rj = r.get(block * PANEL + jj).copied().unwrap_or(0.0);
-                for (v, &ri) in col.iter_mut().zip(&r) {
+                let j = block * PANEL + jj;
+                let rj = r.get(j).copied().unwrap_or(0.0);
+                for (v, &ri) in col.iter_mut().zip(&r).skip(j) {
                     *v = (*v - (ri + rj)) + g;
                 }
             }
@@ -178,4 +183,43 @@ pub(crate) fn fit_full(
         curve,
     };
     Ok((core, report))
+}
+
+/// Sums over the lower triangle (diagonal included) of the column-major n x n
+/// `kmat`: for each j, the sum of column j from the diagonal down, and the sum of
+/// row j left of the diagonal. Parallel over column panels, one row-sum
+/// accumulator per rayon job (few: the panels are split into chunks).
+fn lower_sums(kmat: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    if n == 0 {
+        return (Vec::new(), Vec::new());
+    }
+    let panels = n.div_ceil(PANEL);
+    let chunk = panels
+        .div_ceil(2 * rayon::current_num_threads().max(1))
+        .max(1);
+    let parts: Vec<(usize, Vec<f64>, Vec<f64>)> = kmat
+        .par_chunks(n * PANEL * chunk)
+        .enumerate()
+        .map(|(g, cols)| {
+            let mut col_sums = Vec::with_capacity(cols.len() / n);
+            let mut row_sums = vec![0.0; n];
+            for (jj, col) in cols.chunks_exact(n).enumerate() {
+                let j = g * PANEL * chunk + jj;
+                let mut s = col.get(j).copied().unwrap_or(0.0);
+                for (acc, &v) in row_sums.iter_mut().zip(col).skip(j + 1) {
+                    s += v;
+                    *acc += v;
+                }
+                col_sums.push(s);
+            }
+            (g, col_sums, row_sums)
+        })
+        .collect();
+    let mut col_part = Vec::with_capacity(n);
+    let mut row_part = vec![0.0; n];
+    for (_, cs, rs) in parts {
+        col_part.extend(cs);
+        row_part.iter_mut().zip(&rs).for_each(|(a, b)| *a += b);
+    }
+    (col_part, row_part)
 }

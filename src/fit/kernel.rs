@@ -351,6 +351,34 @@ fn kernel_block(
     );
     let g = kernel.gamma;
     let c0 = kernel.coef0;
+    if kernel.kind == KernelKind::Rbf {
+        // The common case in one tight, vectorisable loop per column.
+        for j in 0..cols {
+            let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
+            let mut col = dst.rb_mut().col_mut(j);
+            if let Some(slice) = col.rb_mut().try_as_col_major_mut() {
+                let slice = slice.as_slice_mut();
+                for (v, &sq_a) in slice.iter_mut().zip(a_sq) {
+                    *v = -g * (sq_a + sq_b - 2.0 * *v).max(0.0);
+                }
+                if same_diagonal {
+                    put_zero(slice, j);
+                }
+                exp_in_place(slice);
+            } else {
+                for (i, v) in col.iter_mut().enumerate() {
+                    let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
+                    let e = if same_diagonal && i == j {
+                        0.0
+                    } else {
+                        -g * (sq_a + sq_b - 2.0 * *v).max(0.0)
+                    };
+                    *v = e.exp();
+                }
+            }
+        }
+        return;
+    }
     for j in 0..cols {
         let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
         let col = dst.rb_mut().col_mut(j);
@@ -387,6 +415,14 @@ fn kernel_block(
                 col.iter_mut().for_each(|v| *v = v.exp());
             }
         }
+    }
+}
+
+/// Sets `s[i]` to 0 (ignored outside).
+#[inline]
+fn put_zero(s: &mut [f64], i: usize) {
+    if let Some(v) = s.get_mut(i) {
+        *v = 0.0;
     }
 }
 
@@ -435,13 +471,15 @@ fn exp_in_place(values: &mut [f64]) {
     }
 }
 
-/// The n x n kernel matrix of the row-major points `z` (column-major, symmetric).
+/// The lower triangle (diagonal included) of the n x n kernel matrix of the
+/// row-major points `z`, in a column-major n x n buffer whose strict upper
+/// triangle is left at 0: the matrix is symmetric and every user (the centring,
+/// `eigen::sym_block_product`, `eigen::dense_top`) reads the lower triangle only.
 ///
-/// Only the lower triangle is computed, in parallel column panels of [`PANEL`]
-/// (a matrix product per panel for the kernels of the inner product, see
-/// [`kernel_block`]); the upper triangle is then copied from it, so the result is
-/// exactly symmetric and the only n x n allocation is the result itself.
-/// [`FitError::NonFiniteKernel`] if any value is not finite.
+/// Computed in parallel column panels of [`PANEL`] (a matrix product per panel for
+/// the kernels of the inner product, see [`kernel_block`]); the only n x n
+/// allocation is the result itself. [`FitError::NonFiniteKernel`] if any value is
+/// not finite.
 pub(crate) fn gram_matrix(
     kernel: &Kernel64,
     z: &[f64],
@@ -480,31 +518,7 @@ pub(crate) fn gram_matrix(
     if !finite {
         return Err(FitError::NonFiniteKernel);
     }
-    // Upper triangle from the lower one, panel by panel: the panel's rows above
-    // its diagonal block come from the earlier (already complete) columns.
-    for p in 0..n.div_ceil(PANEL) {
-        let j0 = p * PANEL;
-        let (before, rest) = out.split_at_mut(j0 * n);
-        let w = PANEL.min(n - j0);
-        let Some(panel) = rest.get_mut(..w * n) else {
-            break;
-        };
-        panel.par_chunks_mut(n).enumerate().for_each(|(jj, col)| {
-            let j = j0 + jj;
-            for (i, v) in col.iter_mut().take(j0).enumerate() {
-                *v = before.get(i * n + j).copied().unwrap_or(0.0);
-            }
-        });
-        // Within the diagonal block.
-        for jj in 1..w {
-            for ii in 0..jj {
-                let v = panel.get(ii * n + j0 + jj).copied().unwrap_or(0.0);
-                if let Some(dst) = panel.get_mut(jj * n + j0 + ii) {
-                    *dst = v;
-                }
-            }
-        }
-    }
+
     Ok(out)
 }
 
