@@ -667,3 +667,36 @@ fn explained_variance_ratios_stay_finite_when_the_trace_vanishes() {
         }
     }
 }
+
+/// Found by `fit_is_an_error_or_a_valid_model` with the ratio check above: a
+/// poly kernel of degree 5 with gamma 1e30 on values near 4e15 has kernel
+/// values near 1e305; the eigenvalues were finite but their sum overflowed, and
+/// the explained variance ratio came out 0. The sums are now scaled by the
+/// largest eigenvalue.
+#[test]
+fn explained_variance_ratios_survive_an_overflowing_eigenvalue_sum() {
+    let values = [
+        1.677e14, -2.507e15, -3.705e15, -8.763e12, -1.074e15, -9.671e14, -1.386e15, 3.744e15,
+        -4.910e15, 4.159e13, -1.293e15, -1.374e15, 3.926e15, 3.272e15, -4.042e15, 3.000e15,
+        7.644e14, -3.833e15,
+    ];
+    let data = Dataset::new(&values[..], 3).expect("6 x 3");
+    for solver in [Solver::Dense, Solver::Iterative] {
+        for nystrom in [None, Some(Nystrom::indices(vec![0, 1, 2, 3, 4, 5]))] {
+            let mut params = KernelPca::params()
+                .kernel(KernelSpec::poly(1e30, 5, -0.5))
+                .n_components(1)
+                .solver(solver);
+            if let Some(ny) = nystrom {
+                params = params.nystrom(ny);
+            }
+            if let Ok(f) = params.fit(&data) {
+                let r = f.explained_variance_ratio();
+                assert!(
+                    r.iter().all(|v| *v > 0.0 && *v <= 1.0),
+                    "{solver:?}: ratios {r:?}"
+                );
+            }
+        }
+    }
+}

@@ -153,16 +153,27 @@ pub(crate) fn fit_full(
         .zip(&diag)
         .map(|(y, &kc)| kc - y.iter().map(|v| v * v).sum::<f64>())
         .collect();
+    // Sums scaled by the largest kept eigenvalue: the eigenvalues can be finite
+    // while their sum overflows (kernel values near f64::MAX).
+    let scale = values.first().copied().filter(|v| *v > 0.0).unwrap_or(1.0);
     let total = match &all_values {
-        Some(all) => all.iter().filter(|&&v| v > 0.0).sum::<f64>(),
+        Some(all) => all
+            .iter()
+            .filter(|&&v| v > 0.0)
+            .map(|v| v / scale)
+            .sum::<f64>(),
         // The trace also counts negative eigenvalues (an indefinite kernel, or
         // the rounding noise of a numerically constant one) and can fall to or
         // below the kept ones' sum: bound it by that sum, so the ratios stay
         // finite and within (0, 1].
-        None => trace.max(values.iter().take(k).sum::<f64>()),
+        None => diag
+            .iter()
+            .map(|v| v / scale)
+            .sum::<f64>()
+            .max(values.iter().take(k).map(|v| v / scale).sum::<f64>()),
     };
     let eigenvalues: Vec<f64> = values.iter().take(k).copied().collect();
-    let explained_variance_ratio = eigenvalues.iter().map(|mu| mu / total).collect();
+    let explained_variance_ratio = eigenvalues.iter().map(|mu| (mu / scale) / total).collect();
     let mut curve = Vec::with_capacity(k);
     let mut remaining = trace / n as f64;
     for mu in &eigenvalues {

@@ -272,8 +272,14 @@ pub(crate) fn fit_nystrom(
         .map(|(y, b0)| b0 - y.iter().map(|v| v * v).sum::<f64>())
         .collect();
     let eigenvalues: Vec<f64> = eig.values;
-    let total: f64 = all.iter().filter(|&&v| v > 0.0).sum();
-    let explained_variance_ratio = eigenvalues.iter().map(|l| l / total).collect();
+    // Scaled by the largest eigenvalue: the sum can overflow where the values do not.
+    let scale = eigenvalues
+        .first()
+        .copied()
+        .filter(|v| *v > 0.0)
+        .unwrap_or(1.0);
+    let total: f64 = all.iter().filter(|&&v| v > 0.0).map(|v| v / scale).sum();
+    let explained_variance_ratio = eigenvalues.iter().map(|l| (l / scale) / total).collect();
     let mut remaining = base.iter().sum::<f64>() / n as f64;
     let mut curve = Vec::with_capacity(k);
     for lam in &eigenvalues {
