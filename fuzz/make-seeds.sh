@@ -79,4 +79,22 @@ npy '<f4' '(6,)' "$TMP/f32x6" > "$SEED/csv_npy/f32_1d.npy"
 printf '\x00\x00\x00\x00\x00\x00\xf0\x3f\x00\x00\x00\x00\x00\x00\x00\x40' > "$TMP/f64x2"
 npy '<f8' '(1, 2)' "$TMP/f64x2" > "$SEED/csv_npy/f64_1x2.npy"
 npy '<i4' '(1, 2)' "$TMP/f64x2" > "$SEED/csv_npy/i32.npy"
+# Inputs of the NPY header bugs fixed in 10b390a (TESTING.md, bugs 3 and 4) and
+# a Fortran-order file: a v3 header whose length field is 0x00FFFFFF, a header
+# with a run of nested braces, and fortran_order True (refused by the reader).
+python3 - "$SEED/csv_npy" <<'PY'
+import struct
+import sys
+out = sys.argv[1]
+def v1(header):
+    body = header + " " * (117 - len(header)) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode()
+open(f"{out}/npy_v3_overlong_header.npy", "wb").write(
+    b"\x93NUMPY\x03\x00" + bytes([0xFF, 0xFF, 0xFF, 0x00]) + b"{}\n" + bytes(4))
+open(f"{out}/npy_nested_header.npy", "wb").write(
+    v1("(" + "{" * 12 + "'descr': '<f8', 'fortran_order': False, 'shape': (1,), }") + bytes(8))
+open(f"{out}/npy_fortran.npy", "wb").write(
+    v1("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }")
+    + struct.pack("<4d", 1, 2, 3, 4))
+PY
 ls "$SEED"/* | wc -l
