@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{all_kernels, Lcg, TestModel};
+use common::{all_kernels, path_kernels, Lcg, TestModel};
 use kpca::capi::*;
 use kpca::Kernel;
 use std::mem::{size_of, MaybeUninit};
@@ -353,18 +353,4 @@ fn project_and_score_with_a_misaligned_score_writes_nothing() {
     assert_eq!(st, KPCA_ERR_MISALIGNED);
     assert_eq!(out, [SENTINEL; 2], "out written on failure");
     assert_eq!(raw, [0; 4]);
-}
-
-/// Every kernel; under Miri one of each evaluation family (inner product,
-/// RBF, L1 distance), which is what decides the pointer arithmetic.
-fn path_kernels() -> Vec<Kernel> {
-    if cfg!(miri) {
-        vec![
-            Kernel::Linear,
-            Kernel::Rbf { gamma: 0.25 },
-            Kernel::Laplacian { gamma: 0.3 },
-        ]
-    } else {
-        all_kernels()
-    }
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{all_kernels, Lcg, TestModel};
+use common::{all_kernels, path_kernels, Lcg, TestModel};
 use kpca::{Error, Kernel, ModelRef};
 
 /// Same scale-relative tolerance as tests/core_model.rs.
@@ -420,19 +420,5 @@ fn cosine_is_scale_invariant_at_the_extremes() {
             }
             Err(e) => assert_eq!(e, Error::NonFiniteResult, "t = {t}"),
         }
-    }
-}
-
-/// Every kernel; under Miri one of each evaluation family (inner product,
-/// RBF, L1 distance), which is what decides the pointer arithmetic.
-fn path_kernels() -> Vec<Kernel> {
-    if cfg!(miri) {
-        vec![
-            Kernel::Linear,
-            Kernel::Rbf { gamma: 0.25 },
-            Kernel::Laplacian { gamma: 0.3 },
-        ]
-    } else {
-        all_kernels()
     }
 }
