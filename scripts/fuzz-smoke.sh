@@ -7,19 +7,15 @@
 # Installs the nightly toolchain and cargo-fuzz when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "fuzz-smoke: installing the nightly toolchain"
-  rustup toolchain install nightly --profile minimal
-fi
+. scripts/hostile-common.sh
+need_nightly fuzz-smoke
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   echo "fuzz-smoke: installing cargo-fuzz"
   cargo install cargo-fuzz --locked --quiet
 fi
 SECS=${FUZZ_SECONDS:-40}
-# Kept out of the clone (a cold build of the cli dependencies with ASan takes
-# minutes), keyed by the clone's absolute path like scripts/miri.sh.
-key=$(pwd -P | sha256sum | cut -c1-16)
-TDIR=${KPCA_FUZZ_TARGET:-${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/$key/fuzz-target}
+# A cold build of the cli dependencies with ASan takes minutes.
+TDIR=${KPCA_FUZZ_TARGET:-$(hostile_cache fuzz-target)}
 TARGETS=(load_and_project mutate_blob capi csv_npy)
 LOGS=target/fuzz-smoke
 mkdir -p "$LOGS"

@@ -10,22 +10,15 @@
 # for these runs only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! cargo +nightly --version >/dev/null 2>&1; then
-  echo "miri: installing the nightly toolchain"
-  rustup toolchain install nightly --profile minimal
-fi
+. scripts/hostile-common.sh
+need_nightly miri
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
   echo "miri: adding the miri and rust-src components to the nightly toolchain"
   rustup component add --toolchain nightly miri rust-src
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || cargo +nightly miri setup
 FEATURES=capi,libm/force-soft-floats
-# Kept out of the clone, so that later runs from the same directory only
-# rebuild kpca, and keyed by the clone's absolute path: cargo-miri runs each
-# test from the directory it was built in, so a target directory shared between
-# clones (as an earlier version had) ran tests from a directory that was gone.
-key=$(pwd -P | sha256sum | cut -c1-16)
-TDIR=${KPCA_MIRI_TARGET:-${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}/$key/miri-target}
+TDIR=${KPCA_MIRI_TARGET:-$(hostile_cache miri-target)}
 # Miri's own checks: Stacked Borrows (default), alignment, uninitialised
 # memory, data races between the test threads, leaks.
 export MIRIFLAGS=${MIRIFLAGS:-}
