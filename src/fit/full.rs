@@ -1,11 +1,10 @@
 //! Full kernel PCA in f64 (DESIGN.md section 1).
 
-use super::eigen::{
-    dense_top, lanczos_top, sign_flip_columns, sym_block_product, IterOptions, TopEigen,
-};
+use super::eigen::{dense_top, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
 use super::fitted::{FitCore, SolverReport};
 use super::kernel::{gram_matrix, sq_norms, Kernel64, KernelKind, PANEL};
 use super::params::Solver;
+use super::symprod::sym_block_product;
 use super::{FitError, POSITIVE_EIG_REL_TOL};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
@@ -34,32 +33,17 @@ pub(crate) fn fit_full(
 ) -> Result<(FitCore, SolverReport), FitError> {
     let n = z.len() / d.max(1);
     let sq = sq_norms(z, d);
-    let mut kmat = gram_matrix(kernel, z, &sq, d)?;
+    let (mut kmat, row_sums) = gram_matrix(kernel, z, &sq, d)?;
 
-    // Row means r (= column means, K is symmetric) and the grand mean g, from the
-    // lower triangle: row sum j = (column j from the diagonal down) + (row j left
-    // of the diagonal), the latter accumulated per group of panels.
-    let (col_part, row_part) = lower_sums(&kmat, n);
-    let r: Vec<f64> = col_part
-        .iter()
-        .zip(&row_part)
-        .map(|(a, b)| (a + b) / n as f64)
-        .collect();
+    // Row means r (= column means, K is symmetric) and the grand mean g.
+    let r: Vec<f64> = row_sums.iter().map(|s| s / n as f64).collect();
     let g = r.iter().sum::<f64>() / n as f64;
-    // Centre the lower triangle in place: Kc_ij = K_ij - (r_i + r_j) + g.
-    kmat.par_chunks_mut(n.max(1) * PANEL)
-        .enumerate()
-        .for_each(|(block, cols)| {
-            for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
-                let j = block * PANEL + jj;
-                let rj = r.get(j).copied().unwrap_or(0.0);
-                for (v, &ri) in col.iter_mut().zip(&r).skip(j) {
-                    *v = (*v - (ri + rj)) + g;
-                }
-            }
-        });
+    // The diagonal of Kc = K - 1 r' - r 1' + g 1 1' (so Kc_ij = K_ij - r_i - r_j + g).
     let diag: Vec<f64> = (0..n)
-        .map(|j| kmat.get(j * n + j).copied().unwrap_or(0.0))
+        .map(|j| {
+            let rj = r.get(j).copied().unwrap_or(0.0);
+            (kmat.get(j * n + j).copied().unwrap_or(0.0) - 2.0 * rj) + g
+        })
         .collect();
     let trace: f64 = diag.iter().sum();
 
@@ -69,7 +53,12 @@ pub(crate) fn fit_full(
                 tol,
                 max_restarts: max_iter,
             };
-            let eig = lanczos_top(n, k, |x, y| sym_block_product(&kmat, n, x, y), opts)?;
+            // Kc is never formed: each product is K X, centred afterwards.
+            let centred_product = |x: faer::MatRef<'_, f64>, mut y: faer::MatMut<'_, f64>| {
+                sym_block_product(&kmat, n, x, y.as_mut());
+                centre_product(&r, g, x, y);
+            };
+            let eig = lanczos_top(n, k, centred_product, opts)?;
             drop(kmat);
             let report = SolverReport::Lanczos {
                 matvecs: eig.matvecs,
@@ -77,10 +66,13 @@ pub(crate) fn fit_full(
             };
             (eig, report)
         }
-        Solver::Dense | Solver::Auto => (
-            dense_top(DMatrix::from_vec(n, n, kmat), k)?,
-            SolverReport::Dense,
-        ),
+        Solver::Dense | Solver::Auto => {
+            centre_in_place(&mut kmat, n, &r, g);
+            (
+                dense_top(DMatrix::from_vec(n, n, kmat), k)?,
+                SolverReport::Dense,
+            )
+        }
     };
     let TopEigen {
         values,
@@ -196,41 +188,34 @@ pub(crate) fn fit_full(
     Ok((core, report))
 }
 
-/// Sums over the lower triangle (diagonal included) of the column-major n x n
-/// `kmat`: for each j, the sum of column j from the diagonal down, and the sum of
-/// row j left of the diagonal. Parallel over column panels, one row-sum
-/// accumulator per rayon job (few: the panels are split into chunks).
-fn lower_sums(kmat: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    if n == 0 {
-        return (Vec::new(), Vec::new());
-    }
-    let panels = n.div_ceil(PANEL);
-    let chunk = panels
-        .div_ceil(2 * rayon::current_num_threads().max(1))
-        .max(1);
-    let parts: Vec<(usize, Vec<f64>, Vec<f64>)> = kmat
-        .par_chunks(n * PANEL * chunk)
+/// Centres the lower triangle of the column-major n x n kernel matrix in place:
+/// Kc_ij = K_ij - (r_i + r_j) + g, with r the row means and g the grand mean.
+fn centre_in_place(kmat: &mut [f64], n: usize, r: &[f64], g: f64) {
+    kmat.par_chunks_mut(n.max(1) * PANEL)
         .enumerate()
-        .map(|(g, cols)| {
-            let mut col_sums = Vec::with_capacity(cols.len() / n);
-            let mut row_sums = vec![0.0; n];
-            for (jj, col) in cols.chunks_exact(n).enumerate() {
-                let j = g * PANEL * chunk + jj;
-                let mut s = col.get(j).copied().unwrap_or(0.0);
-                for (acc, &v) in row_sums.iter_mut().zip(col).skip(j + 1) {
-                    s += v;
-                    *acc += v;
+        .for_each(|(block, cols)| {
+            for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
+                let j = block * PANEL + jj;
+                let rj = r.get(j).copied().unwrap_or(0.0);
+                for (v, &ri) in col.iter_mut().zip(r).skip(j) {
+                    *v = (*v - (ri + rj)) + g;
                 }
-                col_sums.push(s);
             }
-            (g, col_sums, row_sums)
-        })
-        .collect();
-    let mut col_part = Vec::with_capacity(n);
-    let mut row_part = vec![0.0; n];
-    for (_, cs, rs) in parts {
-        col_part.extend(cs);
-        row_part.iter_mut().zip(&rs).for_each(|(a, b)| *a += b);
+        });
+}
+
+/// Turns Y = K X into Y = Kc X in place, for Kc = K - 1 r' - r 1' + g 1 1' (r the
+/// row means of K, g their mean): column by column,
+/// y -= 1 (r'x) + r (1'x) - g (1'x) 1. O(n) per column; the centred matrix is
+/// never formed, which saves a pass that reads and writes all of it.
+fn centre_product(r: &[f64], g: f64, x: faer::MatRef<'_, f64>, mut y: faer::MatMut<'_, f64>) {
+    for c in 0..x.ncols().min(y.ncols()) {
+        let xc = x.col(c);
+        let sum_x: f64 = xc.iter().sum();
+        let r_dot_x: f64 = xc.iter().zip(r).map(|(a, b)| a * b).sum();
+        let shift = r_dot_x - g * sum_x;
+        for (v, &ri) in y.as_mut().col_mut(c).iter_mut().zip(r) {
+            *v -= shift + ri * sum_x;
+        }
     }
-    (col_part, row_part)
 }

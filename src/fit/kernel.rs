@@ -1,6 +1,7 @@
 //! Kernels in f64 for the fit (scikit-learn's definitions, names and defaults) and
 //! the blocked, parallel kernel-matrix builders.
 
+use super::vexp::{exp_in_place, rbf_column};
 use super::FitError;
 use crate::kernel::{Kernel, MAX_DEGREE};
 use rayon::prelude::*;
@@ -352,19 +353,16 @@ fn kernel_block(
     let g = kernel.gamma;
     let c0 = kernel.coef0;
     if kernel.kind == KernelKind::Rbf {
-        // The common case in one tight, vectorisable loop per column.
+        // The common case in one tight, vectorised loop per column.
         for j in 0..cols {
             let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
             let mut col = dst.rb_mut().col_mut(j);
             if let Some(slice) = col.rb_mut().try_as_col_major_mut() {
                 let slice = slice.as_slice_mut();
-                for (v, &sq_a) in slice.iter_mut().zip(a_sq) {
-                    *v = -g * (sq_a + sq_b - 2.0 * *v).max(0.0);
-                }
+                rbf_column(slice, a_sq, sq_b, g);
                 if same_diagonal {
-                    put_zero(slice, j);
+                    put_one(slice, j);
                 }
-                exp_in_place(slice);
             } else {
                 for (i, v) in col.iter_mut().enumerate() {
                     let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
@@ -418,108 +416,123 @@ fn kernel_block(
     }
 }
 
-/// Sets `s[i]` to 0 (ignored outside).
+/// Sets `s[i]` to 1 (ignored outside): k(x, x) = 1 for rbf, whatever the rounding
+/// of ‖x‖² + ‖x‖² - 2 x'x.
 #[inline]
-fn put_zero(s: &mut [f64], i: usize) {
+fn put_one(s: &mut [f64], i: usize) {
     if let Some(v) = s.get_mut(i) {
-        *v = 0.0;
-    }
-}
-
-/// e^x for every x <= 0 of `values`, in place, branch-free so that the loop
-/// vectorises: x = k ln 2 + r with k = round(x / ln 2) and ln 2 split in two parts
-/// (Cody-Waite), e^r by its Taylor polynomial of degree 13 (|r| <= ln 2 / 2, so the
-/// truncation is below 5e-18 relative), times 2^k built from its exponent bits.
-/// Error: a few units in the last place (checked against `f64::exp` in the tests).
-/// Arguments below -708 (results below 2^-1021) give 0; rbf values that small are
-/// zero to any tolerance used here. NaN stays NaN (the caller reports it).
-fn exp_in_place(values: &mut [f64]) {
-    // ln 2 = LN2_HI + LN2_LO, LN2_HI with its low 21 bits zero (k LN2_HI is exact).
-    const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-    const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
-    const INV_LN2: f64 = core::f64::consts::LOG2_E;
-    // 1/i! for i = 13 down to 2.
-    const C: [f64; 12] = [
-        1.0 / 6_227_020_800.0,
-        1.0 / 479_001_600.0,
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-    ];
-    for v in values.iter_mut() {
-        let x = v.max(-708.0);
-        let k = (x * INV_LN2).round();
-        let r = (x - k * LN2_HI) - k * LN2_LO;
-        let p = C.iter().fold(0.0, |p, c| p * r + c);
-        let er = 1.0 + r + r * r * p;
-        let scale = f64::from_bits(((k as i64 + 1023) as u64) << 52);
-        let y = er * scale;
-        *v = if *v < -708.0 {
-            0.0
-        } else if v.is_nan() {
-            f64::NAN
-        } else {
-            y
-        };
+        *v = 1.0;
     }
 }
 
 /// The lower triangle (diagonal included) of the n x n kernel matrix of the
 /// row-major points `z`, in a column-major n x n buffer whose strict upper
-/// triangle is left at 0: the matrix is symmetric and every user (the centring,
-/// `eigen::sym_block_product`, `eigen::dense_top`) reads the lower triangle only.
+/// triangle is left at 0, and the row sums of the whole (symmetric) matrix. Every
+/// user (the centring, `symprod::sym_block_product`, `eigen::dense_top`) reads
+/// the lower triangle only.
 ///
 /// Computed in parallel column panels of [`PANEL`] (a matrix product per panel for
-/// the kernels of the inner product, see [`kernel_block`]); the only n x n
-/// allocation is the result itself. [`FitError::NonFiniteKernel`] if any value is
-/// not finite.
+/// the kernels of the inner product, see [`kernel_block`]); each panel is summed
+/// while it is still in cache. The only n x n allocation is the result itself.
+/// [`FitError::NonFiniteKernel`] if any value is not finite.
 pub(crate) fn gram_matrix(
     kernel: &Kernel64,
     z: &[f64],
     sq: &[f64],
     d: usize,
-) -> Result<Vec<f64>, FitError> {
+) -> Result<(Vec<f64>, Vec<f64>), FitError> {
     let n = sq.len();
     let mut out = vec![0.0; n * n];
     if n == 0 {
-        return Ok(out);
+        return Ok((out, Vec::new()));
     }
-    let finite: bool = out
+    // Per rayon split: (row sums of the strict lower triangle seen so far, the
+    // column sums from the diagonal down of its panels, all values finite).
+    type Part = (Vec<f64>, Vec<(usize, f64)>, bool);
+    let parts: Vec<Part> = out
         .par_chunks_mut(n * PANEL)
         .enumerate()
-        .map(|(p, panel)| {
-            let j0 = p * PANEL;
-            let w = panel.len() / n;
-            let m = faer::MatMut::from_column_major_slice_mut(panel, n, w);
-            let lower = m.submatrix_mut(j0, 0, n - j0, w);
-            kernel_block(
-                kernel,
-                lower,
-                z.get(j0 * d..).unwrap_or(&[]),
-                sq.get(j0..).unwrap_or(&[]),
-                z.get(j0 * d..(j0 + w) * d).unwrap_or(&[]),
-                sq.get(j0..j0 + w).unwrap_or(&[]),
-                d,
-                true,
-            );
-            panel
-                .chunks_exact(n)
-                .enumerate()
-                .all(|(jj, col)| col.iter().skip(j0 + jj).all(|v| v.is_finite()))
-        })
-        .reduce(|| true, |a, b| a && b);
-    if !finite {
+        .fold(
+            || (vec![0.0; n], Vec::new(), true),
+            |(mut rows, mut cols, finite), (p, panel)| {
+                let j0 = p * PANEL;
+                let w = panel.len() / n;
+                let m = faer::MatMut::from_column_major_slice_mut(panel, n, w);
+                let lower = m.submatrix_mut(j0, 0, n - j0, w);
+                kernel_block(
+                    kernel,
+                    lower,
+                    z.get(j0 * d..).unwrap_or(&[]),
+                    sq.get(j0..).unwrap_or(&[]),
+                    z.get(j0 * d..(j0 + w) * d).unwrap_or(&[]),
+                    sq.get(j0..j0 + w).unwrap_or(&[]),
+                    d,
+                    true,
+                );
+                let mut all_finite = finite;
+                for (jj, col) in panel.chunks_exact(n).enumerate() {
+                    let j = j0 + jj;
+                    let (sum, ok) = lower_column_sums(col.get(j..).unwrap_or(&[]), &mut rows, j);
+                    cols.push((j, sum));
+                    all_finite &= ok;
+                }
+                (rows, cols, all_finite)
+            },
+        )
+        .collect();
+    let mut row_sums = vec![0.0; n];
+    let mut finite = true;
+    for (rows, cols, ok) in parts {
+        finite &= ok;
+        row_sums.iter_mut().zip(&rows).for_each(|(a, b)| *a += b);
+        for (j, sum) in cols {
+            if let Some(a) = row_sums.get_mut(j) {
+                *a += sum;
+            }
+        }
+    }
+    if !finite || row_sums.iter().any(|v| !v.is_finite()) {
         return Err(FitError::NonFiniteKernel);
     }
+    Ok((out, row_sums))
+}
 
-    Ok(out)
+/// For the part of column j from the diagonal down (`col[0]` = K_jj): adds each
+/// strictly-lower entry K_ij to `rows[i]` (row i's sum left of its diagonal) and
+/// returns the column's own sum and whether every entry is finite.
+fn lower_column_sums(col: &[f64], rows: &mut [f64], j: usize) -> (f64, bool) {
+    let Some((&diag, below)) = col.split_first() else {
+        return (0.0, true);
+    };
+    let mut acc = [0.0f64; 4];
+    let mut finite = diag.is_finite();
+    let targets = rows.get_mut(j + 1..).unwrap_or(&mut []);
+    let mut chunks = below.chunks_exact(4);
+    let mut target_chunks = targets.chunks_exact_mut(4);
+    for (v, t) in (&mut chunks).zip(&mut target_chunks) {
+        for i in 0..4 {
+            let (Some(&x), Some(a)) = (v.get(i), t.get_mut(i)) else {
+                continue;
+            };
+            if let Some(s) = acc.get_mut(i) {
+                *s += x;
+            }
+            *a += x;
+            finite &= x.is_finite();
+        }
+    }
+    let mut tail = 0.0;
+    for (&x, a) in chunks
+        .remainder()
+        .iter()
+        .zip(target_chunks.into_remainder())
+    {
+        tail += x;
+        *a += x;
+        finite &= x.is_finite();
+    }
+    let sum = diag + ((acc[0] + acc[1]) + (acc[2] + acc[3])) + tail;
+    (sum, finite)
 }
 
 /// The kernel values of every row of `xs` against every row of `points`, as a
@@ -555,28 +568,5 @@ pub(crate) fn cross_kernel(
         Ok(out)
     } else {
         Err(FitError::NonFiniteKernel)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exp_in_place_is_within_a_few_ulps_of_std() {
-        let mut worst = 0.0f64;
-        let xs: Vec<f64> = (0..200_001).map(|i| -(i as f64) * 3.6e-3).collect();
-        let mut ys = xs.clone();
-        exp_in_place(&mut ys);
-        for (&x, &y) in xs.iter().zip(&ys) {
-            let e = x.exp();
-            if e > 1e-300 {
-                worst = worst.max((y - e).abs() / e);
-            }
-        }
-        assert!(worst < 8.0 * f64::EPSILON, "{worst:e}");
-        let mut edge = [0.0, -1e-300, -709.0, -1e6, f64::NEG_INFINITY];
-        exp_in_place(&mut edge);
-        assert_eq!(edge, [1.0, 1.0, 0.0, 0.0, 0.0]);
     }
 }

@@ -46,6 +46,8 @@ mod kernel;
 mod nystrom;
 mod params;
 mod rng;
+mod symprod;
+mod vexp;
 
 pub use data::Dataset;
 pub use error::FitError;
