@@ -38,6 +38,32 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
     Ok((kept_values, vectors.select_columns(&keep), negative))
 }
 
+/// Subtracts `shift` from every m-long column of `cols` (in parallel) and, when
+/// `sum` is set, returns the sum of the shifted columns (else an empty vector).
+fn shift_columns(cols: &mut [f64], shift: &[f64], sum: bool) -> Vec<f64> {
+    use rayon::prelude::*;
+    let m = shift.len();
+    if m == 0 {
+        return Vec::new();
+    }
+    let zero = || if sum { vec![0.0; m] } else { Vec::new() };
+    cols.par_chunks_mut(m * 64)
+        .fold(zero, |mut acc, group| {
+            for col in group.chunks_exact_mut(m) {
+                col.iter_mut().zip(shift).for_each(|(v, s)| *v -= s);
+                acc.iter_mut().zip(col.iter()).for_each(|(a, v)| *a += v);
+            }
+            acc
+        })
+        .reduce(zero, |mut a, b| {
+            if a.is_empty() {
+                return b;
+            }
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        })
+}
+
 /// lhs' rhs (lhs rows x a, rhs rows x b), one parallel matrix product.
 fn tr_mul_into(lhs: &DMatrix<f64>, rhs: &DMatrix<f64>) -> DMatrix<f64> {
     let mut out = DMatrix::<f64>::zeros(lhs.ncols(), rhs.ncols());
@@ -117,12 +143,8 @@ pub(crate) fn fit_nystrom(
     for block in z.chunks(d.max(1) * ROW_BLOCK) {
         let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
         let c = kb.len() / m.max(1);
-        for col in kb.chunks_exact_mut(m.max(1)) {
-            for ((v, mu), acc) in col.iter_mut().zip(&mu0).zip(s1.iter_mut()) {
-                *v -= mu;
-                *acc += *v;
-            }
-        }
+        let block_sum = shift_columns(&mut kb, &mu0, true);
+        s1.iter_mut().zip(&block_sum).for_each(|(a, b)| *a += b);
         let kbm = faer::MatRef::from_column_major_slice(&kb, m, c);
         triangular::matmul(
             faer::MatMut::from_column_major_slice_mut(s2.as_mut_slice(), m, m),
@@ -210,28 +232,37 @@ pub(crate) fn fit_nystrom(
     drop(q_mat);
 
     // Pass 2: training scores W_i = Q_k' (kappa_i - n_mean) (k x n column-major =
-    // n x k row-major) and t_i = m0' kappa_i.
+    // n x k row-major) and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both
+    // from one product with [Q_k | m0].
+    let mut qk_m0 = DMatrix::<f64>::zeros(m, k + 1);
+    qk_m0.columns_mut(0, k).copy_from(&qk);
+    qk_m0.column_mut(k).copy_from_slice(&m0);
     let mut w = DMatrix::<f64>::zeros(k, n);
     let mut t = Vec::with_capacity(n);
+    let mut wt = Vec::new();
     for (bi, block) in z.chunks(d.max(1) * ROW_BLOCK).enumerate() {
         let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
         let c = kb.len() / m.max(1);
-        for col in kb.chunks_exact_mut(m.max(1)) {
-            t.push(col.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>());
-            for (v, mu) in col.iter_mut().zip(&n_mean) {
-                *v -= mu;
-            }
-        }
+        shift_columns(&mut kb, &n_mean, false);
+        wt.clear();
+        wt.resize((k + 1) * c, 0.0);
+        faer::linalg::matmul::matmul(
+            faer::MatMut::from_column_major_slice_mut(&mut wt, k + 1, c),
+            faer::Accum::Replace,
+            faer::MatRef::from_column_major_slice(qk_m0.as_slice(), m, k + 1).transpose(),
+            faer::MatRef::from_column_major_slice(&kb, m, c),
+            1.0,
+            par(),
+        );
         let start = bi * ROW_BLOCK * k;
-        if let Some(dst) = w.as_mut_slice().get_mut(start..start + c * k) {
-            faer::linalg::matmul::matmul(
-                faer::MatMut::from_column_major_slice_mut(dst, k, c),
-                faer::Accum::Replace,
-                faer::MatRef::from_column_major_slice(qk.as_slice(), m, k).transpose(),
-                faer::MatRef::from_column_major_slice(&kb, m, c),
-                1.0,
-                par(),
-            );
+        let dst = w
+            .as_mut_slice()
+            .get_mut(start..start + c * k)
+            .unwrap_or(&mut []);
+        for (out, col) in dst.chunks_exact_mut(k).zip(wt.chunks_exact(k + 1)) {
+            let (scores, last) = col.split_at(k);
+            out.copy_from_slice(scores);
+            t.push(last.first().copied().unwrap_or(0.0) + a);
         }
     }
     let mut comp_mat = &p_mat * &vk; // C, m x k
