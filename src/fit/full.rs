@@ -1,6 +1,6 @@
 //! Full kernel PCA in f64 (DESIGN.md section 1).
 
-use super::eigen::{dense_top, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
+use super::eigen::{dense_top, dot4, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
 use super::fitted::{FitCore, SolverReport};
 use super::kernel::{gram_matrix, sq_norms, Kernel64, KernelKind, PANEL};
 use super::params::Solver;
@@ -212,7 +212,10 @@ fn centre_product(r: &[f64], g: f64, x: faer::MatRef<'_, f64>, mut y: faer::MatM
     for c in 0..x.ncols().min(y.ncols()) {
         let xc = x.col(c);
         let sum_x: f64 = xc.iter().sum();
-        let r_dot_x: f64 = xc.iter().zip(r).map(|(a, b)| a * b).sum();
+        let r_dot_x = match xc.try_as_col_major() {
+            Some(col) => dot4(col.as_slice(), r),
+            None => xc.iter().zip(r).map(|(a, b)| a * b).sum(),
+        };
         let shift = r_dot_x - g * sum_x;
         for (v, &ri) in y.as_mut().col_mut(c).iter_mut().zip(r) {
             *v -= shift + ri * sum_x;
