@@ -16,10 +16,11 @@ use std::vec::Vec;
 /// Fits full kernel PCA to the (standardised) row-major points `z` (n x d).
 ///
 /// Memory: one n x n f64 matrix plus O(n k). The kernel matrix is built once (its
-/// lower triangle in parallel column panels, then mirrored), centred in place, and
-/// handed to the solver without a copy: the iterative solver only reads it (block
-/// products), the dense solver reduces it in place and computes only the k wanted
-/// eigenvectors (see `eigen::dense_top`).
+/// lower triangle in parallel column panels, with its row sums) and handed to the
+/// solver without a copy. The iterative solver only reads it: each block product
+/// K X is centred afterwards in O(n) per column (Kc = K - 1 r' - r 1' + g 1 1'),
+/// so Kc is never formed. The dense solver centres it in place, reduces it in
+/// place and computes only the k wanted eigenvectors (see `eigen::dense_top`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fit_full(
     z: &[f64],
