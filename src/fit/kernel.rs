@@ -570,3 +570,51 @@ pub(crate) fn cross_kernel(
         Err(FitError::NonFiniteKernel)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Points whose kernel matrix spans several panels, with a partial last one.
+    fn points(n: usize, d: usize) -> Vec<f64> {
+        (0..n * d)
+            .map(|i| ((i * 37 % 101) as f64 / 50.0 - 1.0) * (1.0 + (i % 7) as f64 * 0.1))
+            .collect()
+    }
+
+    /// The lower triangle and the row sums of `gram_matrix` equal the kernel
+    /// evaluated entry by entry, for every kernel family.
+    #[test]
+    fn gram_matrix_and_its_row_sums_match_the_kernel() {
+        const TOL: f64 = 1e-12;
+        let (n, d) = (2 * PANEL + 37, 3);
+        let z = points(n, d);
+        let sq = sq_norms(&z, d);
+        for kind in [
+            KernelKind::Linear,
+            KernelKind::Poly,
+            KernelKind::Rbf,
+            KernelKind::Laplacian,
+            KernelKind::Sigmoid,
+            KernelKind::Cosine,
+        ] {
+            let kernel = KernelSpec::new(kind).with_gamma(0.4).resolve(d).unwrap();
+            let (kmat, row_sums) = gram_matrix(&kernel, &z, &sq, d).unwrap();
+            let row = |i: usize| &z[i * d..(i + 1) * d];
+            let exact = |i: usize, j: usize| kernel.eval(row(i), row(j), sq[i], sq[j]);
+            for j in 0..n {
+                for i in j..n {
+                    let err = (kmat[j * n + i] - exact(i, j)).abs();
+                    assert!(err < TOL, "{kind:?} ({i}, {j}): {err:e}");
+                }
+            }
+            for (i, &s) in row_sums.iter().enumerate() {
+                let want: f64 = (0..n).map(|j| exact(i, j)).sum();
+                assert!(
+                    (s - want).abs() < TOL * n as f64,
+                    "{kind:?} row {i}: {s} vs {want}"
+                );
+            }
+        }
+    }
+}
