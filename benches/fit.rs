@@ -276,10 +276,10 @@ fn run_case(case: &str, n: usize, m: usize) -> Result<(), Box<dyn std::error::Er
 }
 
 /// With `KPCA_BENCH_PHASES` set, for the full iterative fit: the time of the
-/// kernel matrix (with its row sums; the centring is implicit) plus one solver pass (a fit stopped after one
-/// pass by `max_iter(1)`, which then fails with `NotConverged`) beside the whole
-/// fit, so the rest is the solver's remaining passes and the scores. Timed after
-/// the measured runs, so it never changes them.
+/// kernel matrix (with its row sums; the centring is implicit) plus one solver
+/// pass (a fit stopped after one pass by `max_iter(1)`, which then fails with
+/// `NotConverged`) beside the whole fit, so the rest is the solver's remaining
+/// passes and the scores. Timed after the measured runs, so it never changes them.
 fn phase_times(
     case: &str,
     params: &kpca::fit::KernelPcaParams,
