@@ -27,7 +27,8 @@ const PANEL: usize = 128;
 /// measured the same at n = 4000).
 const TILE_ROWS: usize = 512;
 
-/// a * b + c, fused when `FMA` (then compiled only where the CPU fuses it).
+/// a * b + c, fused when `FMA` (chosen only where the CPU fuses it; elsewhere
+/// the fused variant runs only in the tests, through a slow software fma).
 #[inline(always)]
 fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
