@@ -46,6 +46,7 @@ mod kernel;
 mod nystrom;
 mod params;
 mod rng;
+mod simd;
 mod symprod;
 mod vexp;
 

@@ -10,6 +10,7 @@
 //! compiled a second time with AVX2 and FMA and chosen at run time when the CPU
 //! has them; elsewhere it is compiled for the target's own features.
 
+use super::simd::{madd, NATIVE_FMA};
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
@@ -26,17 +27,6 @@ const PANEL: usize = 128;
 /// stay in the level-2 cache while its columns stream past (128 to 2048 rows
 /// measured the same at n = 4000).
 const TILE_ROWS: usize = 512;
-
-/// a * b + c, fused when `FMA` (chosen only where the CPU fuses it; elsewhere
-/// the fused variant runs only in the tests, through a slow software fma).
-#[inline(always)]
-fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
-}
 
 /// y += a x, entry by entry.
 #[inline(always)]
@@ -197,14 +187,13 @@ fn panels_avx2(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mu
 fn panels_dispatch(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mut [Row]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        if super::simd::has_avx2_fma() {
             // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
             // requirement of a `target_feature` function.
             unsafe { panels_avx2(matrix, n, p0, p1, x, y) };
             return;
         }
     }
-    const NATIVE_FMA: bool = cfg!(any(target_arch = "aarch64", target_feature = "fma"));
     panels::<NATIVE_FMA>(matrix, n, p0, p1, x, y);
 }
 

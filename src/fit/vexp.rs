@@ -11,6 +11,8 @@
 //! for both compilations). Arguments below -708 (results below 2^-1021) give 0;
 //! rbf values that small are zero to any tolerance used here. NaN stays NaN.
 
+use super::simd::{madd, NATIVE_FMA};
+
 /// ln 2 = LN2_HI + LN2_LO, LN2_HI with its low 21 bits zero (k LN2_HI is exact).
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
 /// The rest of ln 2.
@@ -34,16 +36,6 @@ const TAYLOR: [f64; 12] = [
     1.0 / 479_001_600.0,
     1.0 / 6_227_020_800.0,
 ];
-
-/// a * b + c, fused when `FMA`.
-#[inline(always)]
-fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
-}
 
 /// e^v for v <= 0 (see the module documentation; positive v are not supported
 /// beyond 709).
@@ -100,9 +92,6 @@ fn exp_impl<const FMA: bool>(values: &mut [f64]) {
     }
 }
 
-/// Whether `madd` fuses natively on this target without run-time detection.
-const NATIVE_FMA: bool = cfg!(any(target_arch = "aarch64", target_feature = "fma"));
-
 /// [`rbf_column_impl`] compiled with AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
@@ -117,12 +106,6 @@ fn exp_avx2(values: &mut [f64]) {
     exp_impl::<true>(values);
 }
 
-/// Whether the AVX2 + FMA compilations may run here.
-#[cfg(target_arch = "x86_64")]
-fn has_avx2_fma() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-}
-
 /// The rbf kernel from inner products, in place: each entry v of `col` (the inner
 /// product of row point i and the column's point) becomes
 /// exp(-gamma max(‖a_i‖² + ‖b‖² - 2 v, 0)) (the squared distance clamped at 0, as
@@ -132,7 +115,7 @@ fn has_avx2_fma() -> bool {
 pub(crate) fn rbf_column(col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f64) {
     #[cfg(target_arch = "x86_64")]
     {
-        if has_avx2_fma() {
+        if super::simd::has_avx2_fma() {
             // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
             // requirement of a `target_feature` function.
             unsafe { rbf_column_avx2(col, row_sq, col_sq, gamma) };
@@ -147,7 +130,7 @@ pub(crate) fn rbf_column(col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f6
 pub(crate) fn exp_in_place(values: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if has_avx2_fma() {
+        if super::simd::has_avx2_fma() {
             // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
             // requirement of a `target_feature` function.
             unsafe { exp_avx2(values) };
