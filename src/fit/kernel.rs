@@ -1,7 +1,7 @@
 //! Kernels in f64 for the fit (scikit-learn's definitions, names and defaults) and
 //! the blocked, parallel kernel-matrix builders.
 
-use super::vexp::{exp_in_place, rbf_column};
+use super::vexp::rbf_column;
 use super::FitError;
 use crate::kernel::{Kernel, MAX_DEGREE};
 use rayon::prelude::*;
@@ -384,13 +384,6 @@ fn kernel_block(
             let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
             let ip = *v;
             *v = match kernel.kind {
-                KernelKind::Rbf => {
-                    if same_diagonal && i == j {
-                        0.0
-                    } else {
-                        -g * (sq_a + sq_b - 2.0 * ip).max(0.0)
-                    }
-                }
                 KernelKind::Linear => ip,
                 KernelKind::Poly => (g * ip + c0).powi(kernel.degree as i32),
                 KernelKind::Sigmoid => (g * ip + c0).tanh(),
@@ -402,16 +395,9 @@ fn kernel_block(
                         0.0
                     }
                 }
-                KernelKind::Laplacian => f64::NAN, // not reached (handled above)
+                // Not reached (both handled above).
+                KernelKind::Rbf | KernelKind::Laplacian => f64::NAN,
             };
-        }
-        if kernel.kind == KernelKind::Rbf {
-            let mut col = dst.rb_mut().col_mut(j);
-            if let Some(slice) = col.rb_mut().try_as_col_major_mut() {
-                exp_in_place(slice.as_slice_mut());
-            } else {
-                col.iter_mut().for_each(|v| *v = v.exp());
-            }
         }
     }
 }
