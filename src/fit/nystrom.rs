@@ -56,9 +56,6 @@ fn shift_columns(cols: &mut [f64], shift: &[f64], sum: bool) -> Vec<f64> {
             acc
         })
         .reduce(zero, |mut a, b| {
-            if a.is_empty() {
-                return b;
-            }
             a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
             a
         })

@@ -6,8 +6,8 @@
 //! Method: x = k ln 2 + r with k = round(x / ln 2) (by adding and subtracting
 //! 1.5 * 2^52, which needs no rounding instruction) and ln 2 split in two parts
 //! (Cody-Waite), e^r by its Taylor polynomial of degree 13 (Estrin's scheme;
-//! |r| <= ln 2 / 2, so the truncation is below 5e-18 relative), times 2^k built from the exponent bits.
-//! Error: a few units in the last place (the tests check 8 eps against `f64::exp`
+//! |r| <= ln 2 / 2, so the truncation is below 5e-18 relative), times 2^k built
+//! from the exponent bits. Error: a few units in the last place (the tests check 8 eps against `f64::exp`
 //! for both compilations). Arguments below -708 (results below 2^-1021) give 0;
 //! rbf values that small are zero to any tolerance used here. NaN stays NaN.
 
