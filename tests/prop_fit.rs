@@ -19,15 +19,6 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::cell::Cell;
 
-const KINDS: [KernelKind; 6] = [
-    KernelKind::Linear,
-    KernelKind::Poly,
-    KernelKind::Rbf,
-    KernelKind::Laplacian,
-    KernelKind::Sigmoid,
-    KernelKind::Cosine,
-];
-
 /// Scales of a whole data set: ordinary, huge, tiny, f32-denormal, f64-denormal,
 /// and past the f32 range.
 const SCALES: [f64; 10] = [
@@ -120,7 +111,7 @@ fn data() -> impl Strategy<Value = (usize, usize, Vec<f64>)> {
 
 fn kernel() -> impl Strategy<Value = KernelSpec> {
     (
-        prop::sample::select(&KINDS[..]),
+        prop::sample::select(&KernelKind::ALL[..]),
         gamma(),
         prop_oneof![8 => 1u32..=4, 1 => Just(0u32), 1 => 5u32..=18],
         coef0(),
@@ -473,7 +464,7 @@ fn ordinary_case() -> impl Strategy<Value = Case> {
                 Just(n),
                 Just(d),
                 prop::collection::vec(-3.0f64..3.0, n * d),
-                prop::sample::select(&KINDS[..]),
+                prop::sample::select(&KernelKind::ALL[..]),
                 prop_oneof![Just(None), (0.01f64..3.0).prop_map(Some)],
                 1u32..=5,
                 -1.0f64..1.0,

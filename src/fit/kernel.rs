@@ -26,6 +26,16 @@ pub enum KernelKind {
 }
 
 impl KernelKind {
+    /// Every kernel family, in declaration order.
+    pub const ALL: [KernelKind; 6] = [
+        KernelKind::Linear,
+        KernelKind::Poly,
+        KernelKind::Rbf,
+        KernelKind::Laplacian,
+        KernelKind::Sigmoid,
+        KernelKind::Cosine,
+    ];
+
     /// scikit-learn's name.
     pub const fn name(self) -> &'static str {
         match self {
@@ -576,14 +586,7 @@ mod tests {
         let (n, d) = (2 * PANEL + 37, 3);
         let z = points(n, d);
         let sq = sq_norms(&z, d);
-        for kind in [
-            KernelKind::Linear,
-            KernelKind::Poly,
-            KernelKind::Rbf,
-            KernelKind::Laplacian,
-            KernelKind::Sigmoid,
-            KernelKind::Cosine,
-        ] {
+        for kind in KernelKind::ALL {
             let kernel = KernelSpec::new(kind).with_gamma(0.4).resolve(d).unwrap();
             let (kmat, row_sums) = gram_matrix(&kernel, &z, &sq, d).unwrap();
             let row = |i: usize| &z[i * d..(i + 1) * d];
