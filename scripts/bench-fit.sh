@@ -33,8 +33,8 @@ if ! "$PYTHON" -c 'import sklearn, nystrompca, threadpoolctl' 2>/dev/null; then
   "$PYTHON" -m pip install --quiet scikit-learn nystrompca threadpoolctl
 fi
 
-echo "== build (cargo bench --bench fit --features std --no-run)"
-bench=$(cargo bench --bench fit --features std --no-run --message-format=json 2>/dev/null |
+echo "== build (cargo bench -p kpca-fit --bench fit --no-run)"
+bench=$(cargo bench -p kpca-fit --bench fit --no-run --message-format=json 2>/dev/null |
   "$PYTHON" -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)

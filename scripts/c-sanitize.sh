@@ -16,7 +16,7 @@ fi
 
 echo "c-sanitize: building libkpca.a (host, release) and the test models"
 cargo build --quiet -p kpca-staticlib --release --target-dir "$OUT"
-cargo run --quiet --example c_test_models --target-dir "$OUT" -- "$OUT/gen"
+cargo run --quiet -p kpca-fit --example c_test_models --target-dir "$OUT" -- "$OUT/gen"
 
 FLAGS=(-std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -Wfloat-conversion
        -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)

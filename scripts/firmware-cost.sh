@@ -43,7 +43,7 @@ table="| m | d | k | kpca_project (instr.) | kpca_anomaly_score (instr.) | C bas
 |---|---|---|---|---|---|---|---|---|---|"
 for m in $ms; do for d in $ds; do
   dir=$out/m${m}_d${d}
-  cargo run -q --example bench_model -- rbf "$m" "$d" 4 "$dir"
+  cargo run -q -p kpca-fit --example bench_model -- rbf "$m" "$d" 4 "$dir"
   for op in 1 2 3; do for calls in 0 $N; do
     arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
       -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
@@ -69,7 +69,7 @@ ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score 
 |---|---|---|---|"
 for kern in linear poly rbf laplacian sigmoid cosine; do
   dir=$out/kernel_$kern
-  cargo run -q --example bench_model -- "$kern" 128 8 4 "$dir"
+  cargo run -q -p kpca-fit --example bench_model -- "$kern" 128 8 4 "$dir"
   for op in 1 2; do for calls in 0 $N; do
     arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
       -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
@@ -86,7 +86,7 @@ done
 
 # Flash: a firmware that loads, projects and scores, with and without the library calls.
 dir=$out/flash
-cargo run -q --example bench_model -- rbf 128 8 4 "$dir"
+cargo run -q -p kpca-fit --example bench_model -- rbf 128 8 4 "$dir"
 for with in 0 1; do
   arm-none-eabi-gcc $CFLAGS -I"$dir" -DWITH_KPCA=$with $LDFLAGS -o "$dir/flash_$with.elf" \
     $FW/flash_kpca.c "$dir/bench_model.c" $FW/startup.c $FW/semihost.c $FW/stack.c "$LIB" -lm

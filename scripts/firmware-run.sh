@@ -18,7 +18,7 @@ gen=$out/firmware-src
 mkdir -p "$gen"
 
 lib=$("$root/scripts/build-firmware-lib.sh" thumbv7em-none-eabihf)
-( cd "$root" && cargo run -q --release --features cli --bin kpca -- \
+( cd "$root" && cargo run -q --release -p kpca-cli --bin kpca -- \
     export --model "$model" --format c --name model --output-dir "$gen" >/dev/null )
 
 # vectors.c / vectors.h from the CSV: skip a non-numeric first line and # comments.

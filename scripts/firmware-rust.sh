@@ -33,7 +33,7 @@ fi
 
 step "generate model ($kernel, m=$m d=$d k=$k) into firmware/rust-m4f/generated"
 rm -rf "$fw/generated"
-cargo run -q --example rust_fw_model -- "$kernel" "$m" "$d" "$k" "$fw/generated"
+cargo run -q -p kpca-fit --example rust_fw_model -- "$kernel" "$m" "$d" "$k" "$fw/generated"
 
 step "build firmware/rust-m4f (release, $target)"
 # Cargo reads firmware/rust-m4f/.cargo/config.toml (target, -Tlink.x, runner)

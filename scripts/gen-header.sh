@@ -10,12 +10,12 @@ fi
 out=include/kpca.h
 if [ "${1:-}" = "--check" ]; then
   tmp=$(mktemp)
-  cbindgen --config cbindgen.toml --crate kpca --output "$tmp" --quiet
+  cbindgen --config crates/kpca-capi/cbindgen.toml --crate kpca-capi --output "$tmp" --quiet
   if ! diff -u "$out" "$tmp"; then
     echo "include/kpca.h is stale: run scripts/gen-header.sh" >&2
     rm -f "$tmp"; exit 1
   fi
   rm -f "$tmp"
 else
-  cbindgen --config cbindgen.toml --crate kpca --output "$out" --quiet
+  cbindgen --config crates/kpca-capi/cbindgen.toml --crate kpca-capi --output "$out" --quiet
 fi

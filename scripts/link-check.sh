@@ -76,7 +76,7 @@ link_target() {
     rm -rf "$dir"
     mkdir -p "$dir"
     # A small model (RBF, m=16 stored points, d=4, k=2) with host results.
-    cargo run -q --example bench_model -- rbf 16 4 2 "$dir"
+    cargo run -q -p kpca-fit --example bench_model -- rbf 16 4 2 "$dir"
     local objs=()
     for c in "$src/main.c" "$src/startup.c" "$dir/bench_model.c"; do
         local o

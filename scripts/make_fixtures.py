@@ -4,7 +4,7 @@
 Rerun with
 
     pip install -r scripts/requirements-fixtures.txt
-    python3 scripts/make_fixtures.py            # writes tests/fixtures/*.json
+    python3 scripts/make_fixtures.py            # writes testdata/fixtures/*.json
 
 Everything is deterministic: each data set is drawn from a fixed seed, and the
 output JSON is written with Python's float repr (shortest string that reads back
@@ -14,7 +14,7 @@ byte; other versions of LAPACK/numpy may change the last bits only.
 Notation follows the project's DESIGN.md (sections 1-3): Kc is the centred Gram matrix, mu_l its eigenvalues (scikit-learn's
 `eigenvalues_`), y_l(x) the kernel-PCA scores.
 
-Full kernel PCA fixtures, tests/fixtures/full_<name>.json
+Full kernel PCA fixtures, testdata/fixtures/full_<name>.json
 ----------------------------------------------------------
 Reference: sklearn.decomposition.KernelPCA(eigen_solver="dense"). Keys:
 
@@ -70,7 +70,7 @@ Cases:
                 ("test_labels": 0 normal, 1 anomaly). rbf gamma = 1/8, k=4. This is
                 the firmware benchmark size (m=128, d=8, k=4).
 
-Nystrom fixtures, tests/fixtures/nystrom_<name>.json
+Nystrom fixtures, testdata/fixtures/nystrom_<name>.json
 -----------------------------------------------------
 Reference: nystrompca 1.0.2, NystromKPCA(kernel="rbf", sigma=1/sqrt(gamma), degree=2,
 scale=False). nystrompca's rbf is exp(-||x-y||^degree / sigma^2), so degree MUST be 2
@@ -127,7 +127,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from nystrompca import NystromKPCA
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT_DIR = os.path.join(HERE, "..", "tests", "fixtures")
+OUT_DIR = os.path.join(HERE, "..", "testdata", "fixtures")
 
 FAILURES = []
 

@@ -1,11 +1,11 @@
 //! Arbitrary bytes through the `kpca` command's table reader
-//! (`kpca::cli::table::parse_table`: CSV, or NPY when the bytes start with the
+//! (`kpca_cli::table::parse_table`: CSV, or NPY when the bytes start with the
 //! NPY magic), as f64 and as f32, or with the NPY magic put in front so that
 //! every input can also reach the NPY header parser. A table that is read
 //! must be rectangular, non-empty and finite; an error must name the file.
 #![no_main]
 
-use kpca::cli::table::{parse_table, Scalar, Table};
+use kpca_cli::table::{parse_table, Scalar, Table};
 use libfuzzer_sys::fuzz_target;
 
 const NAME: &str = "fuzz-input";

@@ -1,0 +1,665 @@
+//! The C ABI (feature `capi`), exported by `libkpca.a` and described in `include/kpca.h`.
+//!
+//! Conventions (also in the README, "C API conventions"):
+//! - every function returns a `kpca_status` (0 = `KPCA_OK`) except `kpca_status_str`
+//!   and `kpca_version`;
+//! - pointers come with their lengths in elements; `NULL` with length 0 is an empty
+//!   slice; outputs are written only when the call succeeds;
+//! - a `kpca_model` is filled by `kpca_model_from_bytes` and then only read; it
+//!   points into the blob, which must stay in place (flash) while the model is used.
+//!
+//! Every entry point goes through [`guard`], which turns `Result` into a status.
+//! The firmware library is built with `panic = "abort"`, and no entry point has a
+//! reachable panic path; nothing can unwind across `extern "C"`.
+#![no_std]
+#![allow(non_camel_case_types)]
+#![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(missing_docs)]
+// No reachable panic from C: no unwrap/expect, no panicking index, no explicit
+// panic, and every unsafe block justified. Tests may use all of these.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+#[cfg(test)]
+extern crate std;
+
+use core::ffi::c_char;
+use core::mem::{align_of, offset_of, size_of};
+use kpca::error::Error;
+use kpca::format::{load, FORMAT_VERSION};
+use kpca::kernel::KernelId;
+use kpca::project::{evaluate, project_batch, score_batch, Job};
+
+/// Result of every fallible call: 0 is success, each failure has its own code.
+/// A fixed-width integer, so `-fshort-enums` builds agree on its size.
+pub type kpca_status = i32;
+
+/// Success.
+pub const KPCA_OK: kpca_status = 0;
+/// A required pointer argument is NULL.
+pub const KPCA_ERR_NULL_POINTER: kpca_status = 1;
+/// The input vector length is not the model's input dimension.
+pub const KPCA_ERR_INPUT_LENGTH: kpca_status = 2;
+/// The output buffer is shorter than required.
+pub const KPCA_ERR_OUTPUT_LENGTH: kpca_status = 3;
+/// An input value is NaN or infinite.
+pub const KPCA_ERR_NON_FINITE_INPUT: kpca_status = 4;
+/// The model blob is shorter than its header or than the length it declares.
+pub const KPCA_ERR_TRUNCATED: kpca_status = 5;
+/// The model blob does not start with the magic bytes "KPCA".
+pub const KPCA_ERR_BAD_MAGIC: kpca_status = 6;
+/// The model format version is not supported by this library.
+pub const KPCA_ERR_UNSUPPORTED_VERSION: kpca_status = 7;
+/// The blob's byte-order mark is wrong, or the target is big-endian.
+pub const KPCA_ERR_BYTE_ORDER: kpca_status = 8;
+/// The CRC-32 stored in the blob does not match its contents.
+pub const KPCA_ERR_CRC_MISMATCH: kpca_status = 9;
+/// The model dimensions disagree with the blob length.
+pub const KPCA_ERR_LENGTH_MISMATCH: kpca_status = 10;
+/// A model dimension (d, m or k) is zero.
+pub const KPCA_ERR_ZERO_DIMENSION: kpca_status = 11;
+/// A model dimension exceeds its maximum (KPCA_MAX_DIM, KPCA_MAX_POINTS, KPCA_MAX_COMPONENTS).
+pub const KPCA_ERR_DIMENSION_TOO_LARGE: kpca_status = 12;
+/// The kernel id is unknown.
+pub const KPCA_ERR_UNKNOWN_KERNEL: kpca_status = 13;
+/// A kernel parameter is out of range (gamma <= 0 or not finite, degree 0 or too high).
+pub const KPCA_ERR_BAD_KERNEL_PARAMETER: kpca_status = 14;
+/// The model contains NaN or infinity.
+pub const KPCA_ERR_NON_FINITE_MODEL: kpca_status = 15;
+/// A pointer is not aligned for its type (the blob must be 4-byte aligned).
+pub const KPCA_ERR_MISALIGNED: kpca_status = 16;
+/// A header field has a value this format version does not define.
+pub const KPCA_ERR_BAD_HEADER: kpca_status = 17;
+/// The kpca_model was not filled by a successful kpca_model_from_bytes.
+pub const KPCA_ERR_MODEL_NOT_LOADED: kpca_status = 18;
+/// kpca_is_anomaly on a model without threshold (0).
+pub const KPCA_ERR_THRESHOLD_UNSET: kpca_status = 19;
+/// The model's parts are inconsistent (stored norms, 1/std <= 0, negative threshold).
+pub const KPCA_ERR_INCONSISTENT_MODEL: kpca_status = 20;
+/// A buffer is too small for the serialised model.
+pub const KPCA_ERR_BUFFER_TOO_SMALL: kpca_status = 21;
+/// Model part lengths disagree with its dimensions.
+pub const KPCA_ERR_PARTS_LENGTH: kpca_status = 22;
+/// A fixed model capacity would be exceeded.
+pub const KPCA_ERR_CAPACITY: kpca_status = 23;
+/// A batch input length is not a whole number of rows.
+pub const KPCA_ERR_BATCH_LENGTH: kpca_status = 24;
+/// The result is not finite (the kernel overflowed float for this input).
+pub const KPCA_ERR_NON_FINITE_RESULT: kpca_status = 25;
+
+/// Largest input dimension a model may have.
+pub const KPCA_MAX_DIM: u32 = 4096;
+/// Largest number of stored points a model may have.
+pub const KPCA_MAX_POINTS: u32 = 1 << 20;
+/// Largest number of components a model may have.
+pub const KPCA_MAX_COMPONENTS: u32 = 16;
+/// The model blob format version this library reads.
+pub const KPCA_FORMAT_VERSION: u32 = 1;
+/// Library version, major part.
+pub const KPCA_VERSION_MAJOR: u32 = 0;
+/// Library version, minor part.
+pub const KPCA_VERSION_MINOR: u32 = 1;
+/// Library version, patch part.
+pub const KPCA_VERSION_PATCH: u32 = 0;
+
+/// Kernel id: linear, x'z.
+pub const KPCA_KERNEL_LINEAR: u32 = 0;
+/// Kernel id: polynomial, (gamma x'z + coef0)^degree.
+pub const KPCA_KERNEL_POLYNOMIAL: u32 = 1;
+/// Kernel id: rbf, exp(-gamma |x - z|^2).
+pub const KPCA_KERNEL_RBF: u32 = 2;
+/// Kernel id: laplacian, exp(-gamma |x - z|_1).
+pub const KPCA_KERNEL_LAPLACIAN: u32 = 3;
+/// Kernel id: sigmoid, tanh(gamma x'z + coef0).
+pub const KPCA_KERNEL_SIGMOID: u32 = 4;
+/// Kernel id: cosine, x'z / (|x| |z|).
+pub const KPCA_KERNEL_COSINE: u32 = 5;
+
+/// Value of `kpca_model.magic` once a model is loaded.
+const MODEL_MAGIC: u32 = kpca::project::LOADED;
+
+/// A loaded model: sizes, kernel parameters and pointers into the blob.
+///
+/// The caller owns it (static or on the stack; no malloc). Fill it with
+/// `kpca_model_from_bytes`, then only read it. Its pointers point into the blob,
+/// which must stay valid and unchanged while the model is used. Matrices are
+/// row-major.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct kpca_model {
+    /// Set by kpca_model_from_bytes to mark the model as loaded; 0 otherwise.
+    pub magic: u32,
+    /// Kernel id (KPCA_KERNEL_*).
+    pub kernel: u32,
+    /// Input dimension d.
+    pub dim: u32,
+    /// Number of stored points m (training points or Nyström landmarks).
+    pub n_points: u32,
+    /// Number of components k.
+    pub n_components: u32,
+    /// Polynomial degree (0 for other kernels).
+    pub degree: u32,
+    /// Kernel gamma (0 for linear and cosine).
+    pub gamma: f32,
+    /// Kernel coef0 (polynomial and sigmoid).
+    pub coef0: f32,
+    /// Anomaly threshold on kpca_anomaly_score; 0 when unset.
+    pub threshold: f32,
+    /// Centring constant s of the anomaly score.
+    pub s: f32,
+    /// Per-feature mean (d floats), or NULL when inputs are not standardised.
+    pub mean: *const f32,
+    /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
+    pub inv_std: *const f32,
+    /// Stored points, m x d.
+    pub points: *const f32,
+    /// Squared norm of each stored point, m.
+    pub point_sq_norms: *const f32,
+    /// Projection matrix A, m x k.
+    pub a: *const f32,
+    /// Projection offset b, k.
+    pub b: *const f32,
+    /// Centring weights c of the score, m.
+    pub c: *const f32,
+    /// Eigenvalues, k (for reporting).
+    pub eigenvalues: *const f32,
+}
+
+/// Runs `body`, mapping its error to a status code.
+fn guard(body: impl FnOnce() -> Result<(), Error>) -> kpca_status {
+    match body() {
+        Ok(()) => KPCA_OK,
+        Err(e) => e.code(),
+    }
+}
+
+/// A slice from a C pointer and an element count; `NULL, 0` is empty.
+///
+/// # Safety
+/// When `ptr` is non-NULL it must point to `len` readable, initialised `T`s that
+/// stay valid and unmodified for `'a`.
+unsafe fn slice_in<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], Error> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(Error::NullPointer)
+        };
+    }
+    if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
+        return Err(Error::Misaligned);
+    }
+    if len > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
+        return Err(Error::InputLength);
+    }
+    // SAFETY: non-NULL and aligned (checked), `len` elements readable for 'a (caller),
+    // total size within isize::MAX (checked).
+    Ok(unsafe { core::slice::from_raw_parts(ptr, len) })
+}
+
+/// A mutable slice from a C pointer and an element count; `NULL, 0` is empty.
+///
+/// # Safety
+/// When `ptr` is non-NULL it must point to `len` writable `T`s, valid for `'a`
+/// and not accessed through any other pointer meanwhile.
+unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], Error> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&mut [])
+        } else {
+            Err(Error::NullPointer)
+        };
+    }
+    if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
+        return Err(Error::Misaligned);
+    }
+    if len > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
+        return Err(Error::OutputLength);
+    }
+    // SAFETY: as in `slice_in`, plus exclusive access guaranteed by the caller.
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// A shared reference from a C pointer.
+///
+/// # Safety
+/// When non-NULL, `ptr` must point to a valid, initialised `T` for `'a`.
+unsafe fn ref_in<'a, T>(ptr: *const T) -> Result<&'a T, Error> {
+    if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
+        return Err(Error::Misaligned);
+    }
+    // SAFETY: aligned (checked) and valid when non-NULL (caller); NULL gives None.
+    unsafe { ptr.as_ref() }.ok_or(Error::NullPointer)
+}
+
+/// Writes `value` through a C pointer that was checked non-NULL and aligned.
+///
+/// # Safety
+/// When non-NULL, `ptr` must be valid for a write of `T`.
+unsafe fn write_out<T>(ptr: *mut T, value: T) -> Result<(), Error> {
+    // SAFETY: forwarded to the caller's contract; the checks live in slice_out.
+    let slot = unsafe { slice_out(ptr, 1) }?;
+    if let Some(s) = slot.first_mut() {
+        *s = value;
+    }
+    Ok(())
+}
+
+// A `kpca_model` is read as the projection's `Job` in place: same layout.
+const _: () = {
+    assert!(size_of::<kpca_model>() == size_of::<Job<'static>>());
+    assert!(align_of::<kpca_model>() == align_of::<Job<'static>>());
+    assert!(offset_of!(kpca_model, magic) == offset_of!(Job<'static>, magic));
+    assert!(offset_of!(kpca_model, kernel) == offset_of!(Job<'static>, kernel));
+    assert!(offset_of!(kpca_model, dim) == offset_of!(Job<'static>, dim));
+    assert!(offset_of!(kpca_model, n_points) == offset_of!(Job<'static>, n_points));
+    assert!(offset_of!(kpca_model, n_components) == offset_of!(Job<'static>, n_components));
+    assert!(offset_of!(kpca_model, degree) == offset_of!(Job<'static>, degree));
+    assert!(offset_of!(kpca_model, gamma) == offset_of!(Job<'static>, gamma));
+    assert!(offset_of!(kpca_model, coef0) == offset_of!(Job<'static>, coef0));
+    assert!(offset_of!(kpca_model, threshold) == offset_of!(Job<'static>, threshold));
+    assert!(offset_of!(kpca_model, s) == offset_of!(Job<'static>, s));
+    assert!(offset_of!(kpca_model, mean) == offset_of!(Job<'static>, mean));
+    assert!(offset_of!(kpca_model, inv_std) == offset_of!(Job<'static>, inv_std));
+    assert!(offset_of!(kpca_model, points) == offset_of!(Job<'static>, points));
+    assert!(offset_of!(kpca_model, point_sq_norms) == offset_of!(Job<'static>, norms));
+    assert!(offset_of!(kpca_model, a) == offset_of!(Job<'static>, a));
+    assert!(offset_of!(kpca_model, b) == offset_of!(Job<'static>, b));
+    assert!(offset_of!(kpca_model, c) == offset_of!(Job<'static>, c));
+    assert!(offset_of!(kpca_model, eigenvalues) == offset_of!(Job<'static>, eigenvalues));
+};
+
+impl kpca_model {
+    /// The model as the projection's job, in place, after the cheap checks of
+    /// [`Job::check_loaded`] (marker, sizes, kernel id); the data itself was
+    /// validated by the loader and is not re-read.
+    ///
+    /// # Safety
+    /// `self` must have been filled by `kpca_model_from_bytes` and not modified,
+    /// and the blob it points into must still be valid and unchanged.
+    #[inline(always)]
+    unsafe fn job(&self) -> Result<&Job<'_>, Error> {
+        // SAFETY: `Job` has the layout of `kpca_model` (asserted above) and every
+        // bit pattern of its fields is valid; the reference borrows `self`.
+        let job = unsafe { &*(self as *const kpca_model).cast::<Job<'_>>() };
+        job.check_loaded()?;
+        // The caller's contract (filled by the loader, blob unchanged) gives the
+        // rest of the invariant of `Job`.
+        Ok(job)
+    }
+}
+
+/// A static English description of a status code (never NULL; unknown codes
+/// give "unknown status").
+#[no_mangle]
+pub extern "C" fn kpca_status_str(status: kpca_status) -> *const c_char {
+    if status == KPCA_OK {
+        return c"ok".as_ptr();
+    }
+    match Error::from_code(status) {
+        Some(e) => e.c_message().as_ptr(),
+        None => c"unknown status".as_ptr(),
+    }
+}
+
+/// The library version as (major << 16) | (minor << 8) | patch.
+#[no_mangle]
+pub extern "C" fn kpca_version() -> u32 {
+    (KPCA_VERSION_MAJOR << 16) | (KPCA_VERSION_MINOR << 8) | KPCA_VERSION_PATCH
+}
+
+/// Validates a model blob (header, length, CRC-32, dimensions, kernel,
+/// finiteness) and fills `*model` with pointers into it. Zero-copy: `blob` must
+/// stay valid and unchanged while the model is used, and must be 4-byte aligned.
+/// `*model` is written only on success.
+///
+/// # Safety
+/// `model` must be NULL or point to writable memory for one `kpca_model`; `blob`
+/// must be NULL or point to `len` readable bytes that outlive the model's use.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_from_bytes(
+    model: *mut kpca_model,
+    blob: *const u8,
+    len: usize,
+) -> kpca_status {
+    guard(|| {
+        if model.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract on `blob`.
+        let bytes = unsafe { slice_in(blob, len) }?;
+        let job = load(bytes)?;
+        // SAFETY: caller contract on `model` (non-NULL checked above); `Job` has
+        // the layout of `kpca_model` (asserted above).
+        unsafe { write_out(model.cast::<Job<'_>>(), job) }
+    })
+}
+
+/// Shared body of the per-vector entry points.
+///
+/// # Safety
+/// As for the entry points: `model` loaded, `x` valid for `x_len` floats.
+unsafe fn with_input<R>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    body: impl FnOnce(&kpca_model, &Job<'_>, &[f32]) -> Result<R, Error>,
+) -> Result<R, Error> {
+    // SAFETY: caller contract.
+    let model = unsafe { ref_in(model) }?;
+    // SAFETY: caller contract: loaded by kpca_model_from_bytes, blob still valid.
+    let job = unsafe { model.job() }?;
+    // SAFETY: caller contract on `x`.
+    let x = unsafe { slice_in(x, x_len) }?;
+    body(model, job, x)
+}
+
+/// Computes the k kernel-PCA coordinates of `x` (`x_len` = d floats) into
+/// `out[0..k]` (`out_len` >= k). `out` is written only on success.
+///
+/// # Safety
+/// `model` must be NULL or a model filled by `kpca_model_from_bytes` whose blob is
+/// still valid; `x` NULL or valid for `x_len` floats; `out` NULL or valid for
+/// writing `out_len` floats, not overlapping `x`.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_project(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |_, job, x| {
+                let out = slice_out(out, out_len)?;
+                evaluate(job, x, Some(out), None)
+            })
+        }
+    })
+}
+
+/// Computes the anomaly score of `x` (the feature-space reconstruction error)
+/// into `*score`, written only on success.
+///
+/// # Safety
+/// As `kpca_project`; `score` NULL or valid for writing one float.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_anomaly_score(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    score: *mut f32,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |_, job, x| {
+                let score = slice_out(score, 1)?;
+                evaluate(job, x, None, score.first_mut())
+            })
+        }
+    })
+}
+
+/// Coordinates into `out[0..k]` and the anomaly score into `*score` in one pass;
+/// both written only on success.
+///
+/// # Safety
+/// As `kpca_project` and `kpca_anomaly_score`.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_project_and_score(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+    score: *mut f32,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |_, job, x| {
+                // Both outputs are checked before either is written.
+                let score = slice_out(score, 1)?;
+                let out = slice_out(out, out_len)?;
+                evaluate(job, x, Some(out), score.first_mut())
+            })
+        }
+    })
+}
+
+/// Sets `*is_anomaly` to 1 when the anomaly score of `x` exceeds the model's
+/// threshold, else 0. `KPCA_ERR_THRESHOLD_UNSET` when the model has none.
+///
+/// # Safety
+/// As `kpca_anomaly_score`; `is_anomaly` NULL or valid for writing one byte.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_is_anomaly(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    is_anomaly: *mut u8,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            let flag = with_input(model, x, x_len, |model, job, x| {
+                if is_anomaly.is_null() {
+                    return Err(Error::NullPointer);
+                }
+                if model.threshold <= 0.0 {
+                    return Err(Error::ThresholdUnset);
+                }
+                let mut e = 0.0;
+                evaluate(job, x, None, Some(&mut e))?;
+                Ok(e > model.threshold)
+            })?;
+            write_out(is_anomaly, u8::from(flag))
+        }
+    })
+}
+
+/// Projects `n = xs_len / d` row-major vectors into `out` (n x k, `out_len` >= n*k).
+/// Every input is checked before anything is written; on
+/// `KPCA_ERR_NON_FINITE_RESULT` the rows before the failing one were written.
+///
+/// # Safety
+/// As `kpca_project`, with `xs` valid for `xs_len` floats and `out` for `out_len`.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_project_batch(
+    model: *const kpca_model,
+    xs: *const f32,
+    xs_len: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, xs, xs_len, |_, job, xs| {
+                let out = slice_out(out, out_len)?;
+                project_batch(job, xs, out).map(|_| ())
+            })
+        }
+    })
+}
+
+/// Anomaly scores of `n = xs_len / d` row-major vectors into `scores[0..n]`
+/// (`scores_len` >= n), with the rules of `kpca_project_batch`.
+///
+/// # Safety
+/// As `kpca_project_batch`, with `scores` valid for writing `scores_len` floats.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_anomaly_score_batch(
+    model: *const kpca_model,
+    xs: *const f32,
+    xs_len: usize,
+    scores: *mut f32,
+    scores_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, xs, xs_len, |_, job, xs| {
+                let scores = slice_out(scores, scores_len)?;
+                score_batch(job, xs, scores).map(|_| ())
+            })
+        }
+    })
+}
+
+/// Reads one field of a loaded model into `*out`.
+///
+/// # Safety
+/// `model` NULL or loaded; `out` NULL or valid for writing one `T`.
+unsafe fn get<T>(
+    model: *const kpca_model,
+    out: *mut T,
+    field: impl FnOnce(&kpca_model) -> T,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            let m = ref_in(model)?;
+            if m.magic != MODEL_MAGIC {
+                return Err(Error::ModelNotLoaded);
+            }
+            if out.is_null() {
+                return Err(Error::NullPointer);
+            }
+            write_out(out, field(m))
+        }
+    })
+}
+
+/// The model's input dimension d.
+///
+/// # Safety
+/// `model` NULL or loaded; `dim` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_dim(model: *const kpca_model, dim: *mut usize) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, dim, |m| m.dim as usize) }
+}
+
+/// The model's number of components k (the length `kpca_project` writes).
+///
+/// # Safety
+/// `model` NULL or loaded; `n_components` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_n_components(
+    model: *const kpca_model,
+    n_components: *mut usize,
+) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, n_components, |m| m.n_components as usize) }
+}
+
+/// The model's number of stored points m.
+///
+/// # Safety
+/// `model` NULL or loaded; `n_points` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_n_points(
+    model: *const kpca_model,
+    n_points: *mut usize,
+) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, n_points, |m| m.n_points as usize) }
+}
+
+/// The model's anomaly threshold (0 when unset).
+///
+/// # Safety
+/// `model` NULL or loaded; `threshold` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_threshold(
+    model: *const kpca_model,
+    threshold: *mut f32,
+) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, threshold, |m| m.threshold) }
+}
+
+/// The model's kernel id (KPCA_KERNEL_*).
+///
+/// # Safety
+/// `model` NULL or loaded; `kernel` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_kernel(
+    model: *const kpca_model,
+    kernel: *mut u32,
+) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, kernel, |m| m.kernel) }
+}
+
+// Compile-time agreement between the C constants and the Rust definitions.
+const _: () = {
+    assert!(KPCA_MAX_DIM as usize == kpca::MAX_DIM);
+    assert!(KPCA_MAX_POINTS as usize == kpca::MAX_POINTS);
+    assert!(KPCA_MAX_COMPONENTS as usize == kpca::MAX_COMPONENTS);
+    assert!(KPCA_FORMAT_VERSION == FORMAT_VERSION as u32);
+    assert!(KPCA_KERNEL_COSINE == KernelId::Cosine as u32);
+    assert!(KPCA_KERNEL_LAPLACIAN == KernelId::Laplacian as u32);
+    assert!(KPCA_KERNEL_LINEAR == KernelId::Linear as u32);
+    assert!(KPCA_KERNEL_POLYNOMIAL == KernelId::Polynomial as u32);
+    assert!(KPCA_KERNEL_RBF == KernelId::Rbf as u32);
+    assert!(KPCA_KERNEL_SIGMOID == KernelId::Sigmoid as u32);
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_constants_are_the_error_codes() {
+        let table = [
+            (KPCA_ERR_NULL_POINTER, Error::NullPointer),
+            (KPCA_ERR_INPUT_LENGTH, Error::InputLength),
+            (KPCA_ERR_OUTPUT_LENGTH, Error::OutputLength),
+            (KPCA_ERR_NON_FINITE_INPUT, Error::NonFiniteInput),
+            (KPCA_ERR_TRUNCATED, Error::Truncated),
+            (KPCA_ERR_BAD_MAGIC, Error::BadMagic),
+            (KPCA_ERR_UNSUPPORTED_VERSION, Error::UnsupportedVersion),
+            (KPCA_ERR_BYTE_ORDER, Error::ByteOrder),
+            (KPCA_ERR_CRC_MISMATCH, Error::CrcMismatch),
+            (KPCA_ERR_LENGTH_MISMATCH, Error::LengthMismatch),
+            (KPCA_ERR_ZERO_DIMENSION, Error::ZeroDimension),
+            (KPCA_ERR_DIMENSION_TOO_LARGE, Error::DimensionTooLarge),
+            (KPCA_ERR_UNKNOWN_KERNEL, Error::UnknownKernel),
+            (KPCA_ERR_BAD_KERNEL_PARAMETER, Error::BadKernelParameter),
+            (KPCA_ERR_NON_FINITE_MODEL, Error::NonFiniteModel),
+            (KPCA_ERR_MISALIGNED, Error::Misaligned),
+            (KPCA_ERR_BAD_HEADER, Error::BadHeader),
+            (KPCA_ERR_MODEL_NOT_LOADED, Error::ModelNotLoaded),
+            (KPCA_ERR_THRESHOLD_UNSET, Error::ThresholdUnset),
+            (KPCA_ERR_INCONSISTENT_MODEL, Error::InconsistentModel),
+            (KPCA_ERR_BUFFER_TOO_SMALL, Error::BufferTooSmall),
+            (KPCA_ERR_PARTS_LENGTH, Error::PartsLength),
+            (KPCA_ERR_CAPACITY, Error::Capacity),
+            (KPCA_ERR_BATCH_LENGTH, Error::BatchLength),
+            (KPCA_ERR_NON_FINITE_RESULT, Error::NonFiniteResult),
+        ];
+        assert_eq!(table.len(), Error::ALL.len());
+        for (code, err) in table {
+            assert_eq!(code, err.code());
+            // SAFETY: kpca_status_str returns a static NUL-terminated string.
+            let text = unsafe { core::ffi::CStr::from_ptr(kpca_status_str(code)) };
+            assert_eq!(text.to_str().unwrap(), err.message());
+        }
+    }
+}

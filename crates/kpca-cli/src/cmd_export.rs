@@ -1,0 +1,141 @@
+//! `kpca export`: a model file as C source, a raw blob, or Rust source.
+
+use super::cmd_inspect::device_kernel_text;
+use super::error::{CliError, CliResult};
+use super::model_file::ModelFile;
+use super::output::{ensure_dir, float_text, write_file};
+use clap::{Args, ValueEnum};
+use kpca::ModelRef;
+use kpca_fit::{export, ExportInfo, FitError};
+use std::path::{Path, PathBuf};
+use std::{format, println};
+
+/// What to export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// NAME.h and NAME.c defining the aligned blob for kpca_model_from_bytes
+    C,
+    /// NAME.kpca, the raw blob (for a file system or a flash partition)
+    Blob,
+    /// NAME.rs defining a `static` aligned blob for ModelRef::from_bytes
+    Rust,
+}
+
+/// Arguments of `kpca export`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Files written: --format c: DIR/NAME.h and DIR/NAME.c (const, \
+    4-byte-aligned blob NAME_blob and NAME_blob_len; load with kpca_model_from_bytes); \
+    --format blob: DIR/NAME.kpca; --format rust: DIR/NAME.rs (a `static` NAME in capitals; \
+    load with kpca::ModelRef::from_bytes(&NAME.0)).\n\n\
+    Example:\n  kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/"
+)]
+pub struct ExportArgs {
+    /// Model blob written by `kpca fit` (required).
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ExportFormat::C)]
+    pub format: ExportFormat,
+    /// Name of the model: the C or Rust identifier prefix and the file names
+    /// (ASCII letters, digits and '_', not starting with a digit, at most 48 characters).
+    #[arg(long, value_name = "NAME", default_value = "kpca_model")]
+    pub name: String,
+    /// Directory to write into (created if missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub output_dir: PathBuf,
+}
+
+/// The comment block of the generated sources, from what the blob holds.
+pub fn info_from_model(model: &ModelRef<'_>, source: &str) -> ExportInfo {
+    let parts = model.parts();
+    let mut p: Vec<(String, String)> = Vec::new();
+    p.push(("source".into(), source.into()));
+    p.push(("kernel".into(), device_kernel_text(&model.kernel())));
+    p.push(("dim".into(), format!("{}", model.dim())));
+    p.push(("n_points".into(), format!("{}", model.n_points())));
+    p.push(("n_components".into(), format!("{}", model.n_components())));
+    p.push(("standardize".into(), format!("{}", model.is_standardized())));
+    p.push(("threshold".into(), float_text(model.threshold())));
+    let ev: Vec<String> = parts.eigenvalues.iter().map(|&v| float_text(v)).collect();
+    p.push(("eigenvalues".into(), ev.join(" ")));
+    ExportInfo { parameters: p }
+}
+
+fn export_error(e: FitError) -> CliError {
+    match e {
+        FitError::BadName { .. } => CliError::usage(format!("--name: {e}")),
+        other => CliError::input(format!("cannot export: {other}")),
+    }
+}
+
+/// Writes the export of `blob` into `dir`; returns the files written.
+pub fn export_blob(
+    blob: &[u8],
+    info: &ExportInfo,
+    format: ExportFormat,
+    name: &str,
+    dir: &Path,
+) -> CliResult<Vec<PathBuf>> {
+    let dir = ensure_dir(dir)?;
+    let mut written = Vec::new();
+    match format {
+        ExportFormat::C => {
+            let (h, c) = export::c_source(blob, name, info).map_err(export_error)?;
+            for (ext, text) in [("h", h), ("c", c)] {
+                let path = dir.join(format!("{name}.{ext}"));
+                write_file(&path, text.as_bytes())?;
+                written.push(path);
+            }
+        }
+        ExportFormat::Rust => {
+            let rs = export::rust_source(blob, name).map_err(export_error)?;
+            let path = dir.join(format!("{name}.rs"));
+            write_file(&path, rs.as_bytes())?;
+            written.push(path);
+        }
+        ExportFormat::Blob => {
+            let ok = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+                && !name.starts_with('.');
+            if !ok {
+                return Err(CliError::usage(format!(
+                    "--name: invalid file name {name:?} (use ASCII letters, digits, '_', '-', '.')"
+                )));
+            }
+            let path = dir.join(format!("{name}.kpca"));
+            write_file(&path, blob)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// Runs `kpca export`.
+pub fn run(args: &ExportArgs) -> CliResult<()> {
+    let file = ModelFile::read(&args.model)?;
+    let model = file.model()?;
+    let info = info_from_model(&model, &file.name);
+    let written = export_blob(
+        file.bytes(),
+        &info,
+        args.format,
+        &args.name,
+        &args.output_dir,
+    )?;
+    for path in &written {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        println!("wrote {} ({size} bytes)", path.display());
+    }
+    println!(
+        "model: {}, d = {}, m = {}, k = {}, blob {} bytes",
+        device_kernel_text(&model.kernel()),
+        model.dim(),
+        model.n_points(),
+        model.n_components(),
+        file.bytes().len()
+    );
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! `kpca plot`: scatter of the first two components and the scree plot, as SVG.
+
+use super::cmd_inspect::explained_among_stored;
+use super::cmd_project::{project_rows, read_rows_for};
+use super::error::CliResult;
+use super::model_file::ModelFile;
+use super::output::write_file;
+use super::plot::{group_by_label, scatter_svg, scree_svg, two_panel_svg, Figure};
+use super::table::read_labels;
+use clap::Args;
+use std::path::PathBuf;
+use std::{format, println};
+
+/// Arguments of `kpca plot`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "The scatter shows the first two kernel-PCA coordinates of every \
+    input row, computed by the device's f32 code (a model with one component shows \
+    component 1 against the anomaly score). The scree plot shows each stored \
+    eigenvalue's share among the k stored ones, and the cumulative share.\n\n\
+    Example:\n  kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg"
+)]
+pub struct PlotArgs {
+    /// Model blob written by `kpca fit` (required).
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    /// Data to plot: a CSV or NPY file with the model's d features per row, or `-`
+    /// for standard input (required).
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// One label per input row (text or numbers, one per line, optional header
+    /// line); points are coloured by label [default: none, one colour].
+    #[arg(long, value_name = "FILE")]
+    pub labels: Option<PathBuf>,
+    /// Where to write the SVG (required).
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Write the scree plot to this separate SVG file, and only the scatter to
+    /// --output [default: none: both panels side by side in --output].
+    #[arg(long, value_name = "FILE")]
+    pub scree_output: Option<PathBuf>,
+}
+
+/// Runs `kpca plot`.
+pub fn run(args: &PlotArgs) -> CliResult<()> {
+    let file = ModelFile::read(&args.model)?;
+    let model = file.model()?;
+    let table = read_rows_for(&model, &args.input)?;
+    let (coords, scores) = project_rows(&model, &table)?;
+    let k = model.n_components();
+    let (points, axes): (Vec<(f64, f64)>, _) = if k >= 2 {
+        (
+            coords
+                .chunks_exact(k)
+                .map(|y| (f64::from(y[0]), f64::from(y[1])))
+                .collect(),
+            ("component 1", "component 2"),
+        )
+    } else {
+        (
+            coords
+                .iter()
+                .zip(&scores)
+                .map(|(&y, &e)| (f64::from(y), f64::from(e)))
+                .collect(),
+            ("component 1", "anomaly score"),
+        )
+    };
+    let labels = match &args.labels {
+        Some(path) => Some(read_labels(path, table.n_rows())?),
+        None => None,
+    };
+    let groups = group_by_label(&points, labels.as_deref());
+    let ratios = explained_among_stored(model.eigenvalues());
+    let scatter_title = format!(
+        "kernel PCA ({}), {} rows",
+        model.kernel().id().name(),
+        table.n_rows()
+    );
+    let scree_y = format!("share of variance (among {k} stored)");
+    let fig = Figure {
+        scatter_title: &scatter_title,
+        axes,
+        groups: &groups,
+        scree_title: "explained variance",
+        scree_y: &scree_y,
+        ratios: &ratios,
+    };
+    match &args.scree_output {
+        Some(scree_path) => {
+            write_file(&args.output, scatter_svg(&fig)?.as_bytes())?;
+            write_file(scree_path, scree_svg(&fig)?.as_bytes())?;
+            println!(
+                "wrote {} (scatter) and {} (scree)",
+                args.output.display(),
+                scree_path.display()
+            );
+        }
+        None => {
+            write_file(&args.output, two_panel_svg(&fig)?.as_bytes())?;
+            println!("wrote {} (scatter and scree)", args.output.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! `kpca project`: the device's f32 projection of every input row.
+
+use super::error::{CliError, CliResult};
+use super::model_file::ModelFile;
+use super::output::Sink;
+use super::table::{read_table, Table};
+use clap::Args;
+use kpca::ModelRef;
+use std::format;
+use std::path::PathBuf;
+
+/// Arguments of `kpca project`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Every input row gives one output row: the k kernel-PCA coordinates \
+    (y1..yk), then, with --anomaly-score, the anomaly score. Numbers are written in the \
+    shortest form that reads back to the same f32. The computation is the core's f32 code \
+    (ModelRef::from_bytes + project_and_score), exactly what the firmware computes.\n\n\
+    Example:\n  kpca project --model model.kpca --input test.csv --output scores.csv --anomaly-score"
+)]
+pub struct ProjectArgs {
+    /// Model blob written by `kpca fit` (required).
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    /// Data to project: a CSV or NPY file with the model's d features per row, or
+    /// `-` for standard input (required). A 1-D NPY array of length d is one row.
+    #[arg(long, value_name = "FILE")]
+    pub input: PathBuf,
+    /// Where to write the CSV of scores, `-` for standard output.
+    #[arg(long, value_name = "FILE", default_value = "-")]
+    pub output: PathBuf,
+    /// Add a last column with the anomaly score (feature-space reconstruction
+    /// error) of each row [default: off: only the k coordinates].
+    #[arg(long)]
+    pub anomaly_score: bool,
+    /// Write a header line (y1,...,yk[,anomaly_score]) first [default: off].
+    #[arg(long)]
+    pub header: bool,
+}
+
+/// The f32 coordinates (rows x k, row-major) and anomaly scores of every row,
+/// through the core. Errors name the row's origin.
+pub fn project_rows(model: &ModelRef<'_>, table: &Table<f32>) -> CliResult<(Vec<f32>, Vec<f32>)> {
+    let k = model.n_components();
+    let mut coords = std::vec![0.0f32; table.n_rows() * k];
+    let mut scores = Vec::with_capacity(table.n_rows());
+    for ((row, out), origin) in table
+        .rows()
+        .zip(coords.chunks_exact_mut(k))
+        .zip(&table.origins)
+    {
+        let score = model.project_and_score(row, out).map_err(|e| {
+            CliError::input(format!("{}: {origin}: cannot project: {e}", table.name))
+        })?;
+        scores.push(score);
+    }
+    Ok((coords, scores))
+}
+
+/// Reads `input` as f32 rows for `model`, checking the number of columns.
+pub fn read_rows_for(model: &ModelRef<'_>, input: &std::path::Path) -> CliResult<Table<f32>> {
+    let mut table = read_table::<f32>(input)?;
+    let d = model.dim();
+    if table.one_d && d > 1 && table.values.len() == d {
+        table = table.into_single_row();
+    }
+    if table.n_cols != d {
+        return Err(CliError::input(format!(
+            "{}: {} columns, but the model's input dimension is d = {d}",
+            table.name, table.n_cols
+        )));
+    }
+    Ok(table)
+}
+
+/// Runs `kpca project`.
+pub fn run(args: &ProjectArgs) -> CliResult<()> {
+    let file = ModelFile::read(&args.model)?;
+    let model = file.model()?;
+    let table = read_rows_for(&model, &args.input)?;
+    let (coords, scores) = project_rows(&model, &table)?;
+    let k = model.n_components();
+    let mut sink = Sink::create(&args.output)?;
+    if args.header {
+        let mut names: Vec<String> = (1..=k).map(|l| format!("y{l}")).collect();
+        if args.anomaly_score {
+            names.push("anomaly_score".into());
+        }
+        sink.text_row(&names)?;
+    }
+    let mut row = Vec::with_capacity(k + 1);
+    for (y, &e) in coords.chunks_exact(k).zip(&scores) {
+        row.clear();
+        row.extend_from_slice(y);
+        if args.anomaly_score {
+            row.push(e);
+        }
+        sink.float_row(&row)?;
+    }
+    sink.finish()
+}

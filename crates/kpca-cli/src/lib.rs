@@ -1,0 +1,134 @@
+//! The `kpca` command (feature `cli`): fit a model from a CSV or NPY file, project
+//! data through the device model, inspect and export model files, plot, and run
+//! the bundled demo.
+//!
+//! ```text
+//! kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 --output model.kpca
+//! kpca project --model model.kpca --input test.csv --output scores.csv --anomaly-score
+//! kpca inspect model.kpca
+//! kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/
+//! kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg
+//! kpca demo
+//! ```
+//!
+//! Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error.
+//!
+//! Input rows are used exactly as given unless `--standardize` is passed at fit
+//! time; then the training mean and standard deviation go into the model and the
+//! device applies them. Projection (`project`, `plot`, `demo`) always goes through
+//! the core's f32 code path ([`kpca::ModelRef::from_bytes`] and
+//! [`kpca::ModelRef::project_and_score`]), so it gives what the firmware computes.
+// A host tool: indexing into arrays whose lengths it has just built is allowed
+// here (the no-panic rule of the core and the C ABI covers unwrap/expect/panic).
+#![allow(clippy::indexing_slicing)]
+
+pub mod cmd_demo;
+pub mod cmd_export;
+pub mod cmd_fit;
+pub mod cmd_inspect;
+pub mod cmd_plot;
+pub mod cmd_project;
+pub mod error;
+pub mod metrics;
+pub mod model_file;
+pub mod output;
+pub mod plot;
+pub mod table;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, CliResult};
+use std::ffi::OsString;
+use std::format;
+use std::process::ExitCode;
+
+/// Kernel PCA for microcontroller firmware: fit on the host, run on the device.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kpca",
+    version,
+    about = "Kernel PCA for microcontroller firmware: fit on the host, run on the device",
+    long_about = "Kernel PCA for microcontroller firmware: fit a model on the host from a CSV \
+                  or NPY file, and hand the firmware a model blob and a generated C or Rust \
+                  source. Projections and anomaly scores are computed with the device's own \
+                  f32 code.\n\n\
+                  Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error."
+)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fit a kernel PCA model on training data and write the device model (blob).
+    Fit(cmd_fit::FitArgs),
+    /// Project data through a model (the device's f32 computation) and write the scores.
+    Project(cmd_project::ProjectArgs),
+    /// Describe a model file: kernel, sizes, explained variance, threshold, CRC check.
+    Inspect(cmd_inspect::InspectArgs),
+    /// Export a model file as C source, a raw blob, or Rust source for firmware.
+    Export(cmd_export::ExportArgs),
+    /// Plot the first two components of data and the explained variance (SVG).
+    Plot(cmd_plot::PlotArgs),
+    /// Run the bundled BasicMotions anomaly-detection demo (data/README.md).
+    Demo(cmd_demo::DemoArgs),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> CliResult<()> {
+    match cli.command {
+        Command::Fit(args) => cmd_fit::run(&args),
+        Command::Project(args) => cmd_project::run(&args),
+        Command::Inspect(args) => cmd_inspect::run(&args),
+        Command::Export(args) => cmd_export::run(&args),
+        Command::Plot(args) => cmd_plot::run(&args),
+        Command::Demo(args) => cmd_demo::run(&args),
+    }
+}
+
+/// Parses `args` (the first is the program name) and runs the command; prints
+/// errors to standard error and returns the exit code.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        // Help and version go to stdout with code 0; usage errors to stderr with 2.
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(error::EXIT_USAGE));
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let kind = match e {
+                CliError::Usage(_) => "usage error",
+                CliError::Input(_) => "error",
+            };
+            std::eprintln!("kpca: {kind}: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// The `kpca` binary's entry point.
+pub fn main() -> ExitCode {
+    main_with_args(std::env::args_os())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,60 @@
+//! Loading a model blob from a file into 4-byte-aligned memory.
+
+use super::error::{CliError, CliResult};
+use kpca::ModelRef;
+use std::format;
+use std::path::Path;
+
+/// The bytes of a model file, held at a 4-byte-aligned address (as the core's
+/// zero-copy reader requires) without any unsafe code: the buffer has 3 spare
+/// bytes and the blob starts at the first aligned one.
+pub struct ModelFile {
+    buf: Vec<u8>,
+    start: usize,
+    len: usize,
+    /// The file name, for messages.
+    pub name: String,
+}
+
+impl ModelFile {
+    /// Reads the file.
+    pub fn read(path: &Path) -> CliResult<ModelFile> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| CliError::input(format!("{}: cannot read: {e}", path.display())))?;
+        Ok(ModelFile::from_bytes(&bytes, path.display().to_string()))
+    }
+
+    /// Copies `bytes` into aligned storage.
+    pub fn from_bytes(bytes: &[u8], name: String) -> ModelFile {
+        let mut buf = std::vec![0u8; bytes.len() + 3];
+        let start = buf.as_ptr().align_offset(4).min(3);
+        if let Some(dst) = buf.get_mut(start..start + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+        ModelFile {
+            buf,
+            start,
+            len: bytes.len(),
+            name,
+        }
+    }
+
+    /// The blob.
+    pub fn bytes(&self) -> &[u8] {
+        self.buf
+            .get(self.start..self.start + self.len)
+            .unwrap_or(&[])
+    }
+
+    /// The validated model, or a message naming the file and the core's reason.
+    pub fn model(&self) -> CliResult<ModelRef<'_>> {
+        ModelRef::from_bytes(self.bytes()).map_err(|e| {
+            CliError::input(format!(
+                "{}: not a valid kpca model: {e} (kpca status {} {:?})",
+                self.name,
+                e.code(),
+                e
+            ))
+        })
+    }
+}

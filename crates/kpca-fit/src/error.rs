@@ -1,0 +1,261 @@
+//! The error type of the host-side fit and export.
+
+use std::fmt;
+use std::string::String;
+
+/// Everything that can go wrong while checking parameters, fitting, transforming,
+/// building the device model or exporting it. Every variant carries what is needed
+/// to say what was wrong and, where there is one, what to do instead.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FitError {
+    /// The data has no rows, or rows of zero features.
+    EmptyData,
+    /// A row's length differs from the first row's (or the values are not a whole
+    /// number of rows of `n_features`).
+    Ragged {
+        /// 0-based row index (for a flat buffer: the number of whole rows).
+        row: usize,
+        /// Its length.
+        len: usize,
+        /// The expected length (number of features).
+        expected: usize,
+    },
+    /// A value is NaN or infinite.
+    NonFiniteInput {
+        /// 0-based row.
+        row: usize,
+        /// 0-based column.
+        column: usize,
+    },
+    /// Every training row is the same point: there is no variance to analyse.
+    ConstantData,
+    /// Standardisation was asked for but this column has the same value in every row.
+    ConstantColumn {
+        /// 0-based column index.
+        column: usize,
+    },
+    /// `n_components` is 0.
+    ZeroComponents,
+    /// Fewer training points than needed: kernel PCA on n points has at most n - 1
+    /// components (centring removes one dimension).
+    TooFewPoints {
+        /// Number of training points.
+        n_points: usize,
+        /// Components asked for.
+        n_components: usize,
+    },
+    /// More components were asked for than the centred kernel matrix has positive
+    /// eigenvalues.
+    TooManyComponents {
+        /// Components asked for.
+        requested: usize,
+        /// Number of positive eigenvalues found (see [`crate::POSITIVE_EIG_REL_TOL`]).
+        positive: usize,
+        /// How many eigenvalues were examined (all of them for the dense solver).
+        examined: usize,
+    },
+    /// gamma is not finite or not > 0.
+    BadGamma(f64),
+    /// coef0 is not finite.
+    BadCoef0(f64),
+    /// The polynomial degree is 0 or above [`kpca::MAX_DEGREE`].
+    BadDegree(u32),
+    /// The number of Nyström landmarks m is not within k..=n.
+    BadLandmarkCount {
+        /// Landmarks asked for.
+        m: usize,
+        /// Training points.
+        n_points: usize,
+        /// Components asked for.
+        n_components: usize,
+    },
+    /// A landmark index is out of range or repeated.
+    BadLandmarkIndex {
+        /// The offending index.
+        index: usize,
+        /// Number of training points.
+        n_points: usize,
+        /// Whether it is a repeat (otherwise out of range).
+        duplicate: bool,
+    },
+    /// The kernel matrix of the landmarks has no eigenvalue above the tolerance.
+    SingularLandmarks,
+    /// A numeric option is out of its range (name and value).
+    BadOption {
+        /// Option name.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+        /// The accepted range, in words.
+        expected: &'static str,
+    },
+    /// A kernel value is NaN or infinite (for example a polynomial of high degree).
+    NonFiniteKernel,
+    /// Data to transform has a different number of features than the training data.
+    FeatureMismatch {
+        /// Training features.
+        expected: usize,
+        /// Features given.
+        got: usize,
+    },
+    /// Full kernel PCA on this many points needs an n x n matrix too large to hold.
+    TooManyPoints {
+        /// Training points.
+        n_points: usize,
+        /// The limit ([`kpca::MAX_FULL_POINTS`]).
+        max: usize,
+    },
+    /// An eigen solver did not converge.
+    NotConverged {
+        /// Which solver.
+        solver: &'static str,
+        /// Iterations (restarts) done.
+        iterations: usize,
+        /// Largest relative residual of a kept eigenpair when it stopped.
+        residual: f64,
+    },
+    /// The fitted model cannot be represented as a device model (see the core error).
+    Device {
+        /// What was being built.
+        what: &'static str,
+        /// The core's reason.
+        source: kpca::Error,
+    },
+    /// A name for generated source is not a valid identifier.
+    BadName {
+        /// The rejected name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for FitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitError::EmptyData => write!(f, "no data: need at least one row and one feature"),
+            FitError::Ragged { row, len, expected } => write!(
+                f,
+                "ragged input: row {row} has {len} values but the rows have {expected} features"
+            ),
+            FitError::NonFiniteInput { row, column } => {
+                write!(
+                    f,
+                    "non-finite input: row {row}, column {column} is NaN or infinite"
+                )
+            }
+            FitError::ConstantData => write!(
+                f,
+                "constant data: every training row is the same point, so there is no variance"
+            ),
+            FitError::ConstantColumn { column } => write!(
+                f,
+                "constant column {column}: its standard deviation is 0, so it cannot be \
+                 standardised (drop the column or turn standardisation off)"
+            ),
+            FitError::ZeroComponents => write!(f, "n_components must be at least 1"),
+            FitError::TooFewPoints {
+                n_points,
+                n_components,
+            } => write!(
+                f,
+                "too few points: {n_components} components need at least {} training points \
+                 (kernel PCA on n points has at most n - 1 components), got {n_points}",
+                n_components.saturating_add(1)
+            ),
+            FitError::TooManyComponents {
+                requested,
+                positive,
+                examined,
+            } => write!(
+                f,
+                "{requested} components asked for but the centred kernel matrix has only \
+                 {positive} positive eigenvalues (of the {examined} computed); use \
+                 n_components <= {positive}"
+            ),
+            FitError::BadGamma(g) => write!(f, "gamma must be finite and > 0, got {g}"),
+            FitError::BadCoef0(c) => write!(f, "coef0 must be finite, got {c}"),
+            FitError::BadDegree(d) => write!(
+                f,
+                "polynomial degree must be in 1..={}, got {d}",
+                kpca::MAX_DEGREE
+            ),
+            FitError::BadLandmarkCount {
+                m,
+                n_points,
+                n_components,
+            } => write!(
+                f,
+                "Nyström needs n_components <= m <= n: got m = {m} landmarks with \
+                 n = {n_points} points and {n_components} components"
+            ),
+            FitError::BadLandmarkIndex {
+                index,
+                n_points,
+                duplicate,
+            } => {
+                if *duplicate {
+                    write!(f, "landmark index {index} is given twice")
+                } else {
+                    write!(
+                        f,
+                        "landmark index {index} is out of range for {n_points} points"
+                    )
+                }
+            }
+            FitError::SingularLandmarks => write!(
+                f,
+                "the landmarks' kernel matrix has no eigenvalue above the pseudo-inverse \
+                 tolerance (all landmarks identical or zero?)"
+            ),
+            FitError::BadOption {
+                name,
+                value,
+                expected,
+            } => write!(
+                f,
+                "option {name} = {value} is out of range: expected {expected}"
+            ),
+            FitError::NonFiniteKernel => write!(
+                f,
+                "a kernel value is NaN or infinite: reduce gamma/degree or standardise the input"
+            ),
+            FitError::FeatureMismatch { expected, got } => write!(
+                f,
+                "the model was fitted on {expected} features but the data has {got}"
+            ),
+            FitError::TooManyPoints { n_points, max } => write!(
+                f,
+                "full kernel PCA on {n_points} points needs a {n_points} x {n_points} kernel \
+                 matrix ({:.1} GiB); the limit is {max} points: use Nyström (m landmarks, \
+                 O(n m) memory)",
+                (*n_points as f64).powi(2) * 8.0 / (1u64 << 30) as f64
+            ),
+            FitError::NotConverged {
+                solver,
+                iterations,
+                residual,
+            } => write!(
+                f,
+                "the {solver} eigen solver did not converge after {iterations} iterations \
+                 (largest relative residual {residual:e}); use the dense solver or raise max_iter"
+            ),
+            FitError::Device { what, source } => {
+                write!(f, "cannot build the device model ({what}): {source}")
+            }
+            FitError::BadName { name, reason } => {
+                write!(f, "invalid name {name:?} for generated source: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FitError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FitError::Device { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,651 @@
+//! The fitted model: f64 transform and scores, the device model and its blob.
+
+use super::data::Dataset;
+use super::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
+use super::FitError;
+use kpca::model::{ModelParts, ModelRef};
+use std::format;
+use std::string::String;
+use std::vec;
+use std::vec::Vec;
+
+/// Rows per block in [`FittedKpca::transform`] and friends.
+const TRANSFORM_BLOCK: usize = 1024;
+
+/// What a full or Nyström fit computes, in the unified form used for transforms
+/// and the device model: with kappa(x) the kernel values of x against the m stored
+/// points,
+///
+///   y = comp' (kappa(x) - center - (weights' kappa(x) - s) 1)
+///   e(x) = k(x, x) - 2 weights' kappa(x) + s - ‖y‖².
+///
+/// Full: comp = alpha, center = r, weights = 1/n, s = g. Nyström: comp = C,
+/// center = n_mean, weights = m0, s = n_mean' m0.
+#[derive(Clone, Debug)]
+pub(crate) struct FitCore {
+    pub points: Vec<f64>,
+    pub comp: Vec<f64>,
+    pub center: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub s: f64,
+    pub eigenvalues: Vec<f64>,
+    pub all_eigenvalues: Option<Vec<f64>>,
+    pub explained_variance_ratio: Vec<f64>,
+    pub train_scores: Vec<f64>,
+    pub train_anomaly: Vec<f64>,
+    pub curve: Vec<f64>,
+}
+
+/// Per-feature standardisation (x - mean) / std with ddof = 0.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Standardizer {
+    pub mean: Vec<f64>,
+    pub std: Vec<f64>,
+}
+
+impl Standardizer {
+    /// Mean and standard deviation (ddof = 0) of each column;
+    /// [`FitError::ConstantColumn`] for a column whose values are all equal.
+    pub fn from_data(data: &Dataset<'_>) -> Result<Self, FitError> {
+        let d = data.n_features();
+        let n = data.n_rows() as f64;
+        let first = data.row(0).unwrap_or(&[]);
+        for (column, &v0) in first.iter().enumerate() {
+            if data.rows().all(|r| r.get(column) == Some(&v0)) {
+                return Err(FitError::ConstantColumn { column });
+            }
+        }
+        let mut mean = vec![0.0; d];
+        for r in data.rows() {
+            for (m, v) in mean.iter_mut().zip(r) {
+                *m += v;
+            }
+        }
+        for m in &mut mean {
+            *m /= n;
+        }
+        let mut var = vec![0.0; d];
+        for r in data.rows() {
+            for ((s, v), m) in var.iter_mut().zip(r).zip(&mean) {
+                *s += (v - m) * (v - m);
+            }
+        }
+        let std: Vec<f64> = var.iter().map(|s| (s / n).sqrt()).collect();
+        if let Some(column) = std.iter().position(|&s| s.is_nan() || s <= 0.0) {
+            return Err(FitError::ConstantColumn { column });
+        }
+        Ok(Standardizer { mean, std })
+    }
+
+    /// Standardises row-major values with d = `self.mean.len()` columns.
+    pub fn apply_all(&self, values: &[f64]) -> Vec<f64> {
+        let d = self.mean.len().max(1);
+        values
+            .chunks_exact(d)
+            .flat_map(|row| {
+                row.iter()
+                    .zip(&self.mean)
+                    .zip(&self.std)
+                    .map(|((x, m), s)| (x - m) / s)
+            })
+            .collect()
+    }
+}
+
+/// Full or Nyström, with the landmarks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Full kernel PCA: every training point is stored.
+    Full,
+    /// Nyström kernel PCA.
+    Nystrom {
+        /// The landmark row indices, in the order of the stored points.
+        landmarks: Vec<usize>,
+        /// The seed they were drawn with, when drawn by the fit.
+        seed: Option<u64>,
+    },
+}
+
+/// Which solver ran, and how it went.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SolverReport {
+    /// Dense eigendecomposition of the n x n centred kernel matrix.
+    Dense,
+    /// Thick-restart Lanczos.
+    Lanczos {
+        /// Matrix-vector products with Kc.
+        matvecs: usize,
+        /// Largest relative residual ‖Kc v - mu v‖ / ‖Kc‖ of the kept pairs.
+        max_residual: f64,
+    },
+    /// Nyström: dense eigendecompositions of m x m matrices.
+    NystromDense,
+}
+
+/// A fitted kernel PCA model (full or Nyström), in f64, with everything the fit
+/// computed and the device model it folds into.
+///
+/// Eigenvalue conventions: for a full fit [`FittedKpca::eigenvalues`] are the
+/// eigenvalues mu_l of the centred kernel matrix (scikit-learn's `eigenvalues_`);
+/// for a Nyström fit they are the score variances lambda_l, already divided by n
+/// (nystrompca's `explained_variance_`); the two relate by mu = n lambda. Either
+/// way the training score column l has sum of squares n lambda_l = mu_l.
+///
+/// ```
+/// use kpca_fit::{Dataset, KernelPca, KernelSpec};
+/// // Normal data: points near the unit circle; x_new is far from it.
+/// let rows: Vec<Vec<f64>> = (0..60)
+///     .map(|i| {
+///         let t = i as f64 * 0.105;
+///         vec![t.cos() * (1.0 + 0.02 * (i % 5) as f64), t.sin()]
+///     })
+///     .collect();
+/// let data = Dataset::from_rows(rows)?;
+/// let fitted = KernelPca::params()
+///     .kernel(KernelSpec::rbf(2.0))
+///     .n_components(4)
+///     .false_alarm_rate(0.05)
+///     .fit(&data)?;
+/// assert_eq!(fitted.train_scores().len(), 60 * 4);
+/// assert_eq!(fitted.reconstruction_error_curve().len(), 4);
+/// let ratio: f64 = fitted.explained_variance_ratio().iter().sum();
+/// assert!(ratio > 0.5 && ratio <= 1.0);
+///
+/// let x_new = Dataset::new(vec![0.0, 0.0], 2)?;
+/// let e = fitted.anomaly_score(&x_new)?;
+/// assert!(e[0] > fitted.threshold());
+/// assert_eq!(fitted.is_anomaly(&x_new)?, vec![true]);
+///
+/// // The same on the f32 device model.
+/// let model = fitted.to_model()?;
+/// let view = model.as_model_ref()?;
+/// let e32 = view.anomaly_score(&[0.0, 0.0]).map_err(|source| {
+///     kpca_fit::FitError::Device { what: "scoring", source }
+/// })?;
+/// assert!((e32 as f64 - e[0]).abs() < 1e-4);
+/// # Ok::<(), kpca_fit::FitError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FittedKpca {
+    pub(crate) core: FitCore,
+    pub(crate) method: Method,
+    pub(crate) solver: SolverReport,
+    pub(crate) kernel: Kernel64,
+    pub(crate) standardizer: Option<Standardizer>,
+    pub(crate) n_train: usize,
+    pub(crate) n_features: usize,
+    pub(crate) false_alarm_rate: f64,
+    pub(crate) threshold: f64,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// numpy's default (linear) quantile of `values` at `q` in [0, 1]:
+/// sorted v, position q (n - 1), linear interpolation between its neighbours.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    if values.is_empty() || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let frac = pos - lo as f64;
+    let a = *v.get(lo)?;
+    let b = v.get(lo + 1).copied().unwrap_or(a);
+    Some(a + frac * (b - a))
+}
+
+impl FittedKpca {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        core: FitCore,
+        method: Method,
+        solver: SolverReport,
+        kernel: Kernel64,
+        standardizer: Option<Standardizer>,
+        n_train: usize,
+        n_features: usize,
+        false_alarm_rate: f64,
+        mut warnings: Vec<String>,
+    ) -> Result<FittedKpca, FitError> {
+        // A kernel value that overflows only on the diagonal (k(x, x) of a point
+        // far from every landmark) or later arithmetic can leave the training
+        // scores non-finite although every value of the kernel matrix was.
+        if core
+            .train_scores
+            .iter()
+            .chain(&core.train_anomaly)
+            .any(|v| !v.is_finite())
+        {
+            return Err(FitError::NonFiniteKernel);
+        }
+        let q = quantile(&core.train_anomaly, 1.0 - false_alarm_rate).unwrap_or(0.0);
+        let threshold = if q > 0.0 {
+            q
+        } else {
+            warnings.push(format!(
+                "the anomaly threshold (the {} quantile of the training anomaly scores) is \
+                 {q:e} <= 0, so none is set (0 in the model)",
+                1.0 - false_alarm_rate
+            ));
+            0.0
+        };
+        Ok(FittedKpca {
+            core,
+            method,
+            solver,
+            kernel,
+            standardizer,
+            n_train,
+            n_features,
+            false_alarm_rate,
+            threshold,
+            warnings,
+        })
+    }
+
+    /// Number of components k.
+    pub fn n_components(&self) -> usize {
+        self.core.eigenvalues.len()
+    }
+    /// Number of input features d.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    /// Number of training points n.
+    pub fn n_train(&self) -> usize {
+        self.n_train
+    }
+    /// Number of stored points m (n for full kernel PCA, the landmarks for Nyström).
+    pub fn n_points(&self) -> usize {
+        self.core.weights.len()
+    }
+    /// The kernel with gamma resolved (1/d when it was `None`).
+    pub fn kernel(&self) -> KernelSpec {
+        self.kernel.spec()
+    }
+    /// Full or Nyström (with the landmarks).
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+    /// Which eigen solver ran.
+    pub fn solver(&self) -> SolverReport {
+        self.solver
+    }
+    /// The per-feature (mean, std) used to standardise, if standardisation is on.
+    pub fn standardization(&self) -> Option<(&[f64], &[f64])> {
+        self.standardizer
+            .as_ref()
+            .map(|s| (&s.mean[..], &s.std[..]))
+    }
+    /// The k eigenvalues, largest first: mu_l (full) or lambda_l = mu_l / n (Nyström).
+    pub fn eigenvalues(&self) -> &[f64] {
+        &self.core.eigenvalues
+    }
+    /// Every eigenvalue, largest first, negative ones included: all n of Kc for a
+    /// dense full fit, all r of N for Nyström; `None` after the iterative solver,
+    /// which computes only the top k.
+    pub fn all_eigenvalues(&self) -> Option<&[f64]> {
+        self.core.all_eigenvalues.as_deref()
+    }
+    /// eigenvalue_l / (sum of the positive eigenvalues); after the iterative solver
+    /// the total is trace(Kc) (the same for positive semi-definite kernels).
+    pub fn explained_variance_ratio(&self) -> &[f64] {
+        &self.core.explained_variance_ratio
+    }
+    /// Training scores, row-major n x k (scikit-learn's `fit_transform`).
+    pub fn train_scores(&self) -> &[f64] {
+        &self.core.train_scores
+    }
+    /// Anomaly score e(x_j) of each training point (DESIGN.md section 2).
+    pub fn train_anomaly_scores(&self) -> &[f64] {
+        &self.core.train_anomaly
+    }
+    /// Entry q - 1 is the mean training anomaly score (feature-space reconstruction
+    /// error) when keeping the first q components, q = 1..=k. It equals
+    /// (trace(Kc) - mu_1 - .. - mu_q) / n for full kernel PCA.
+    pub fn reconstruction_error_curve(&self) -> &[f64] {
+        &self.core.curve
+    }
+    /// The anomaly threshold: the (1 - rate) quantile of the training anomaly scores
+    /// (numpy's linear interpolation); 0 when that is not positive (unset).
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+    /// The false-alarm rate the threshold was set for.
+    pub fn false_alarm_rate(&self) -> f64 {
+        self.false_alarm_rate
+    }
+    /// Sets another false-alarm rate and recomputes the threshold. Rate in (0, 1).
+    pub fn set_false_alarm_rate(&mut self, rate: f64) -> Result<(), FitError> {
+        if !(rate > 0.0 && rate < 1.0) {
+            return Err(FitError::BadOption {
+                name: "false_alarm_rate",
+                value: rate,
+                expected: "0 < rate < 1",
+            });
+        }
+        let q = quantile(&self.core.train_anomaly, 1.0 - rate).unwrap_or(0.0);
+        self.false_alarm_rate = rate;
+        self.threshold = q.max(0.0);
+        Ok(())
+    }
+    /// Notes about the fit (for example negative eigenvalues of an indefinite kernel
+    /// that were dropped).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Scores (rows x k) and anomaly scores of every row, computed in blocks of
+    /// [`TRANSFORM_BLOCK`] rows so that memory stays O(m * block).
+    fn evaluate(&self, data: &Dataset<'_>) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+        if data.n_features() != self.n_features {
+            return Err(FitError::FeatureMismatch {
+                expected: self.n_features,
+                got: data.n_features(),
+            });
+        }
+        data.check_finite()?;
+        let d = self.n_features;
+        let point_sq = sq_norms(&self.core.points, d);
+        let rows = data.n_rows();
+        let mut scores = Vec::with_capacity(rows * self.n_components());
+        let mut anomaly = Vec::with_capacity(rows);
+        for block in data.values().chunks(d * TRANSFORM_BLOCK) {
+            let z = match &self.standardizer {
+                Some(s) => s.apply_all(block),
+                None => block.to_vec(),
+            };
+            let kx = cross_kernel(&self.kernel, &self.core.points, &point_sq, &z, d)?;
+            let self_k: Vec<f64> = sq_norms(&z, d)
+                .iter()
+                .map(|&s| self.kernel.self_eval(s))
+                .collect();
+            let (y, e) = self.project_columns(&kx, &self_k);
+            scores.extend(y);
+            anomaly.extend(e);
+        }
+        Ok((scores, anomaly))
+    }
+
+    /// Scores and anomaly scores from kernel columns.
+    fn project_columns(&self, kx: &[f64], self_k: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let m = self.n_points();
+        let k = self.n_components();
+        let core = &self.core;
+        let mut scores = Vec::with_capacity(self_k.len() * k);
+        let mut anomaly = Vec::with_capacity(self_k.len());
+        for (kappa, &kxx) in kx.chunks_exact(m.max(1)).zip(self_k) {
+            let ck: f64 = kappa.iter().zip(&core.weights).map(|(a, b)| a * b).sum();
+            let shift = ck - core.s;
+            let mut y = vec![0.0; k];
+            for ((&kv, &cv), row) in kappa
+                .iter()
+                .zip(&core.center)
+                .zip(core.comp.chunks_exact(k.max(1)))
+            {
+                let centred = kv - cv - shift;
+                for (yl, a) in y.iter_mut().zip(row) {
+                    *yl += a * centred;
+                }
+            }
+            let sum_sq: f64 = y.iter().map(|v| v * v).sum();
+            anomaly.push(kxx - 2.0 * ck + core.s - sum_sq);
+            scores.extend_from_slice(&y);
+        }
+        (scores, anomaly)
+    }
+
+    /// The k kernel-PCA coordinates of each row, row-major (rows x k), in f64 with
+    /// the exact centring of the fit (scikit-learn's `transform`; not through the
+    /// f32 device model).
+    pub fn transform(&self, data: &Dataset<'_>) -> Result<Vec<f64>, FitError> {
+        Ok(self.evaluate(data)?.0)
+    }
+
+    /// The anomaly score e(x) of each row (DESIGN.md section 2), in f64.
+    pub fn anomaly_score(&self, data: &Dataset<'_>) -> Result<Vec<f64>, FitError> {
+        Ok(self.evaluate(data)?.1)
+    }
+
+    /// Coordinates (rows x k) and anomaly scores in one pass.
+    pub fn transform_and_score(
+        &self,
+        data: &Dataset<'_>,
+    ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+        self.evaluate(data)
+    }
+
+    /// Whether each row's anomaly score exceeds [`FittedKpca::threshold`].
+    pub fn is_anomaly(&self, data: &Dataset<'_>) -> Result<Vec<bool>, FitError> {
+        Ok(self
+            .anomaly_score(data)?
+            .into_iter()
+            .map(|e| e > self.threshold)
+            .collect())
+    }
+
+    /// The device model (DESIGN.md section 2) in f64, before rounding:
+    /// A = comp - weights (1'comp) (m x k row-major), b = -comp' center + s comp'1,
+    /// so y = A' kappa(x) + b. For full kernel PCA 1'alpha = 0 in exact arithmetic
+    /// and this is A = alpha, b = -alpha'r; folding the general form keeps the
+    /// rounding residue of 1'alpha out of the device's scores.
+    fn folded(&self) -> (Vec<f64>, Vec<f64>) {
+        let k = self.n_components();
+        let core = &self.core;
+        let mut col_sums = vec![0.0; k];
+        let mut b = vec![0.0; k];
+        for (row, &cv) in core.comp.chunks_exact(k.max(1)).zip(&core.center) {
+            for ((cs, bl), a) in col_sums.iter_mut().zip(b.iter_mut()).zip(row) {
+                *cs += a;
+                *bl -= a * cv;
+            }
+        }
+        for (bl, cs) in b.iter_mut().zip(&col_sums) {
+            *bl += core.s * cs;
+        }
+        let mut a = Vec::with_capacity(core.comp.len());
+        for (row, &w) in core.comp.chunks_exact(k.max(1)).zip(&core.weights) {
+            for (v, cs) in row.iter().zip(&col_sums) {
+                a.push(v - w * cs);
+            }
+        }
+        (a, b)
+    }
+
+    /// The device model in f32, owning its arrays: stored points (standardised when
+    /// standardisation is on), their squared norms computed from the f32 points,
+    /// row-major A, b, c, s, the eigenvalues as reported by
+    /// [`FittedKpca::eigenvalues`], and the threshold. Validated by the core.
+    pub fn to_model(&self) -> Result<DeviceModel, FitError> {
+        let kernel = self.kernel.to_device()?;
+        let (a, b) = self.folded();
+        let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
+        let points = to32(&self.core.points);
+        let d = self.n_features;
+        let point_sq_norms = points
+            .chunks_exact(d.max(1))
+            .map(|z| z.iter().map(|v| v * v).sum::<f32>())
+            .collect();
+        let standardize = self.standardizer.as_ref().map(|s| {
+            let inv: Vec<f32> = s.std.iter().map(|&v| (1.0 / v) as f32).collect();
+            (to32(&s.mean), inv)
+        });
+        let model = DeviceModel {
+            kernel,
+            dim: d,
+            n_components: self.n_components(),
+            standardize,
+            points,
+            point_sq_norms,
+            a: to32(&a),
+            b: to32(&b),
+            c: to32(&self.core.weights),
+            s: self.core.s as f32,
+            eigenvalues: to32(&self.core.eigenvalues),
+            threshold: self.threshold as f32,
+        };
+        self.check_device(&model.as_model_ref()?)?;
+        Ok(model)
+    }
+
+    /// Evaluates the f32 device model on its own stored points (the training
+    /// points of a full fit, the landmarks of a Nyström fit), given as raw
+    /// inputs: f32 arithmetic overflows or underflows where the f64 fit did not
+    /// (the cosine kernel on data below about 1e-19, standardisation or kernel
+    /// values past the f32 range), and a model the device cannot evaluate on its
+    /// own training points is refused rather than exported.
+    fn check_device(&self, view: &ModelRef<'_>) -> Result<(), FitError> {
+        use rayon::prelude::*;
+        let d = self.n_features.max(1);
+        let k = self.n_components();
+        self.core
+            .points
+            .par_chunks(d)
+            .try_for_each(|z| {
+                let x: Vec<f32> = match &self.standardizer {
+                    Some(st) => z
+                        .iter()
+                        .zip(&st.mean)
+                        .zip(&st.std)
+                        .map(|((v, m), s)| (v * s + m) as f32)
+                        .collect(),
+                    None => z.iter().map(|&v| v as f32).collect(),
+                };
+                let mut y = vec![0.0f32; k];
+                view.project_and_score(&x, &mut y).map(|_| ())
+            })
+            .map_err(|source| FitError::Device {
+                what: "evaluating the f32 model on its stored points",
+                source,
+            })
+    }
+
+    /// The device model as a blob (the core's binary format), ready for
+    /// `ModelRef::from_bytes` or [`crate::export`].
+    pub fn to_blob(&self) -> Result<Vec<u8>, FitError> {
+        self.to_model()?.to_blob()
+    }
+
+    /// The generating parameters, for the comments of exported sources.
+    pub fn export_info(&self) -> super::export::ExportInfo {
+        let mut params: Vec<(String, String)> = Vec::new();
+        let spec = self.kernel.spec();
+        params.push(("kernel".into(), spec.kind.name().into()));
+        if let Some(g) = spec.gamma {
+            params.push(("gamma".into(), format!("{g:?}")));
+        }
+        if spec.kind == super::KernelKind::Poly {
+            params.push(("degree".into(), format!("{}", spec.degree)));
+        }
+        if matches!(
+            spec.kind,
+            super::KernelKind::Poly | super::KernelKind::Sigmoid
+        ) {
+            params.push(("coef0".into(), format!("{:?}", spec.coef0)));
+        }
+        params.push(("n_components".into(), format!("{}", self.n_components())));
+        params.push(("n_train".into(), format!("{}", self.n_train)));
+        match &self.method {
+            Method::Full => params.push(("method".into(), "full".into())),
+            Method::Nystrom { landmarks, seed } => {
+                params.push(("method".into(), "nystrom".into()));
+                params.push(("landmarks".into(), format!("{}", landmarks.len())));
+                if let Some(seed) = seed {
+                    params.push(("seed".into(), format!("{seed}")));
+                }
+            }
+        }
+        let solver = match self.solver {
+            SolverReport::Dense => "dense".into(),
+            SolverReport::Lanczos { matvecs, .. } => format!("lanczos ({matvecs} products)"),
+            SolverReport::NystromDense => "dense (m x m)".into(),
+        };
+        params.push(("solver".into(), solver));
+        params.push((
+            "standardize".into(),
+            format!("{}", self.standardizer.is_some()),
+        ));
+        params.push((
+            "false_alarm_rate".into(),
+            format!("{:?}", self.false_alarm_rate),
+        ));
+        params.push(("threshold".into(), format!("{:?}", self.threshold)));
+        let evs: Vec<String> = self
+            .core
+            .eigenvalues
+            .iter()
+            .map(|v| format!("{v:.6e}"))
+            .collect();
+        params.push(("eigenvalues".into(), evs.join(" ")));
+        super::export::ExportInfo { parameters: params }
+    }
+}
+
+/// A device model in f32 owning its arrays (row-major), convertible to the core's
+/// [`ModelRef`] and to a blob.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceModel {
+    /// Kernel and parameters (f32).
+    pub kernel: kpca::Kernel,
+    /// Input dimension d.
+    pub dim: usize,
+    /// Components k.
+    pub n_components: usize,
+    /// (mean, 1/std) per feature when inputs are standardised.
+    pub standardize: Option<(Vec<f32>, Vec<f32>)>,
+    /// Stored points, m x d row-major (standardised).
+    pub points: Vec<f32>,
+    /// ‖z_i‖² of each stored point, from the f32 points.
+    pub point_sq_norms: Vec<f32>,
+    /// A, m x k row-major.
+    pub a: Vec<f32>,
+    /// b (k).
+    pub b: Vec<f32>,
+    /// c (m).
+    pub c: Vec<f32>,
+    /// s.
+    pub s: f32,
+    /// The k eigenvalues (as [`FittedKpca::eigenvalues`]).
+    pub eigenvalues: Vec<f32>,
+    /// Anomaly threshold (0 = unset).
+    pub threshold: f32,
+}
+
+impl DeviceModel {
+    /// The validated core view (the same checks as loading a blob).
+    pub fn as_model_ref(&self) -> Result<ModelRef<'_>, FitError> {
+        ModelRef::from_parts(ModelParts {
+            kernel: self.kernel,
+            dim: self.dim,
+            n_components: self.n_components,
+            standardize: self.standardize.as_ref().map(|(m, s)| (&m[..], &s[..])),
+            points: &self.points,
+            point_sq_norms: &self.point_sq_norms,
+            a: &self.a,
+            b: &self.b,
+            c: &self.c,
+            s: self.s,
+            eigenvalues: &self.eigenvalues,
+            threshold: self.threshold,
+        })
+        .map_err(|source| FitError::Device {
+            what: "validating the f32 model",
+            source,
+        })
+    }
+
+    /// The blob, written by the core's writer.
+    pub fn to_blob(&self) -> Result<Vec<u8>, FitError> {
+        let model = self.as_model_ref()?;
+        let mut buf = vec![0u8; model.blob_len()];
+        let written = model
+            .write_to(&mut buf)
+            .map_err(|source| FitError::Device {
+                what: "writing the blob",
+                source,
+            })?;
+        buf.truncate(written);
+        Ok(buf)
+    }
+}

@@ -1,0 +1,71 @@
+//! Host-side fit (feature `std`): full and Nyström kernel PCA in f64, folded into
+//! the device model of the core.
+//!
+//! Notation and maths follow DESIGN.md: Kc is the centred kernel matrix, mu_l its
+//! eigenvalues (scikit-learn's `eigenvalues_`), u_l the unit eigenvectors with
+//! scikit-learn's sign rule, alpha_l = u_l / sqrt(mu_l), y_l(x_j) = sqrt(mu_l) (u_l)_j.
+//!
+//! ```
+//! use kpca_fit::{Dataset, KernelPca, KernelSpec, Nystrom};
+//! let rows: Vec<Vec<f64>> = (0..100)
+//!     .map(|i| {
+//!         let t = i as f64 * 0.0628;
+//!         vec![t.cos(), t.sin(), 0.1 * (3.0 * t).sin()]
+//!     })
+//!     .collect();
+//! let data = Dataset::from_rows(rows)?;
+//! // Full kernel PCA.
+//! let full = KernelPca::params().kernel(KernelSpec::rbf(1.0)).n_components(3).fit(&data)?;
+//! assert_eq!(full.eigenvalues().len(), 3);
+//! // Nyström kernel PCA on 30 landmarks drawn from seed 7.
+//! let ny = KernelPca::params()
+//!     .kernel(KernelSpec::rbf(1.0))
+//!     .n_components(3)
+//!     .nystrom(Nystrom::random(30, 7))
+//!     .fit(&data)?;
+//! // Nyström eigenvalues are score variances (divided by n): mu = n * lambda.
+//! let rel = (ny.eigenvalues()[0] * 100.0 - full.eigenvalues()[0]).abs() / full.eigenvalues()[0];
+//! assert!(rel < 0.05);
+//! // The device model, as the firmware will run it (f32).
+//! let model = ny.to_model()?;
+//! let view = model.as_model_ref()?;
+//! let mut y = [0.0f32; 3];
+//! view.project(&[1.0, 0.0, 0.0], &mut y).map_err(|e| kpca_fit::FitError::Device { what: "project", source: e })?;
+//! let exact = ny.transform(&Dataset::new(&[1.0, 0.0, 0.0][..], 3)?)?;
+//! assert!((y[0] as f64 - exact[0]).abs() < 1e-3);
+//! # Ok::<(), kpca_fit::FitError>(())
+//! ```
+
+mod data;
+mod eigen;
+mod error;
+pub mod export;
+mod fitted;
+mod full;
+mod kernel;
+mod nystrom;
+mod params;
+mod rng;
+mod simd;
+mod symprod;
+mod vexp;
+
+pub use data::Dataset;
+pub use error::FitError;
+pub use export::ExportInfo;
+pub use fitted::{quantile, DeviceModel, FittedKpca, Method, SolverReport};
+pub use kernel::{KernelKind, KernelSpec};
+pub use params::{
+    KernelPca, KernelPcaParams, Nystrom, Solver, ValidKernelPcaParams, AUTO_DENSE_K_FRACTION,
+    AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER, DEFAULT_PINV_RTOL, DEFAULT_TOL,
+};
+pub use rng::{sample_landmarks, SeededRng};
+
+/// Largest n for full kernel PCA: its n x n f64 kernel matrix is then 18.6 GiB.
+/// Beyond it the fit returns [`FitError::TooManyPoints`] (use Nyström).
+pub const MAX_FULL_POINTS: usize = 50_000;
+
+/// An eigenvalue counts as positive (a possible component) when it exceeds this
+/// times the largest absolute eigenvalue (the convention of the reference fixtures).
+/// Components below it would have alpha = u / sqrt(mu) dominated by rounding.
+pub const POSITIVE_EIG_REL_TOL: f64 = 1e-10;

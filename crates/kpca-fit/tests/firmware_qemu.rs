@@ -1,0 +1,96 @@
+//! The library inside C firmware on the emulated Cortex-M4F: a model fitted on
+//! the host (f64) from the sensor fixture (m = 128, d = 8, k = 4, RBF) is
+//! exported as C, linked with the thumbv7em-none-eabihf libkpca.a into
+//! c-examples/firmware/kpca_fw.c, run under qemu-system-arm -machine mps2-an386
+//! (scripts/firmware-run.sh), and its f32 coordinates and scores are compared
+//! with the host's f64 results and with scikit-learn's test scores.
+//!
+//! Needs arm-none-eabi-gcc and qemu-system-arm (scripts/install-firmware-deps.sh,
+//! run by the README's test command); fails, never skips, when they are missing.
+
+mod support;
+
+use kpca_fit::{Dataset, KernelPca};
+use std::path::Path;
+use std::process::Command;
+use support::{col_rel_err, dataset, kernel_of, load, mat, rel_err};
+
+/// Issue 5: f32 outputs within 1e-5 of each component's scale of the f64 results.
+const FIRMWARE_VS_F64_REL_TOL: f64 = 1e-5;
+
+fn read_csv(path: &Path) -> (Vec<f64>, usize) {
+    let text = std::fs::read_to_string(path).expect("firmware output");
+    let mut values = Vec::new();
+    let mut cols = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: Vec<f64> = line
+            .split(',')
+            .map(|v| v.parse().expect("number"))
+            .collect();
+        cols = row.len();
+        values.extend(row);
+    }
+    (values, cols)
+}
+
+#[test]
+fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
+    let root = kpca_testkit::repo_root();
+    let fx = load("full_sensor_rbf.json");
+    let k = fx["n_components"].as_u64().unwrap() as usize;
+    let train = dataset(&fx["x_train"]);
+    let (test_values, d) = mat(&fx["x_test"]);
+    let test = Dataset::new(test_values.clone(), d).unwrap();
+    let fitted = KernelPca::params()
+        .kernel(kernel_of(&fx))
+        .n_components(k)
+        .fit(&train)
+        .unwrap();
+    let (y64, e64) = fitted.transform_and_score(&test).unwrap();
+
+    let dir = root.join("target/firmware-tests/sensor_rbf");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("model.kpca"), fitted.to_blob().unwrap()).unwrap();
+    let csv: String = test_values
+        .chunks(d)
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{:?}", *v as f32))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(dir.join("vectors.csv"), csv).unwrap();
+
+    let status = Command::new(root.join("scripts/firmware-run.sh"))
+        .arg(dir.join("model.kpca"))
+        .arg(dir.join("vectors.csv"))
+        .arg(&dir)
+        .status()
+        .expect("scripts/firmware-run.sh runs (arm-none-eabi-gcc and qemu-system-arm installed?)");
+    assert!(status.success(), "firmware run failed: {status}");
+
+    let (got, cols) = read_csv(&dir.join("firmware_scores.csv"));
+    assert_eq!(cols, k + 1);
+    assert_eq!(got.len(), (k + 1) * test.n_rows());
+    let y32: Vec<f64> = got.chunks(k + 1).flat_map(|r| r[..k].to_vec()).collect();
+    let e32: Vec<f64> = got.chunks(k + 1).map(|r| r[k]).collect();
+    let y_err = col_rel_err(&y32, &y64, k);
+    let e_err = rel_err(&e32, &e64);
+    println!(
+        "firmware vs f64: coordinates {y_err:.2e}, scores {e_err:.2e} (relative to column scale)"
+    );
+    assert!(
+        y_err <= FIRMWARE_VS_F64_REL_TOL,
+        "coordinates off by {y_err:e}"
+    );
+    assert!(e_err <= FIRMWARE_VS_F64_REL_TOL, "scores off by {e_err:e}");
+    // And the same numbers are scikit-learn's (the fixture's test scores).
+    let (sk, _) = mat(&fx["test_scores"]);
+    let sk_err = col_rel_err(&y32, &sk, k);
+    assert!(
+        sk_err <= FIRMWARE_VS_F64_REL_TOL,
+        "vs scikit-learn: {sk_err:e}"
+    );
+}

@@ -1,0 +1,129 @@
+//! Shared helpers of the fit tests: fixture loading and error measures.
+#![allow(dead_code)]
+
+use kpca_fit::{Dataset, KernelSpec};
+use serde_json::Value;
+use std::path::PathBuf;
+
+pub fn fixture_dir() -> PathBuf {
+    kpca_testkit::fixture_dir()
+}
+
+/// Every fixture file whose name starts with `prefix`, sorted, parsed.
+pub fn fixtures(prefix: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(fixture_dir())
+        .expect("testdata/fixtures exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix) && n.ends_with(".json"))
+        .collect();
+    entries.sort();
+    for name in entries {
+        let text = std::fs::read_to_string(fixture_dir().join(&name)).expect("readable fixture");
+        let v: Value = serde_json::from_str(&text).expect("valid JSON");
+        out.push((name, v));
+    }
+    assert!(!out.is_empty(), "no fixtures {prefix}*");
+    out
+}
+
+pub fn load(name: &str) -> Value {
+    let text = std::fs::read_to_string(fixture_dir().join(name)).expect("readable fixture");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+pub fn vec1(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
+}
+
+/// A list of rows as (row-major values, n_cols).
+pub fn mat(v: &Value) -> (Vec<f64>, usize) {
+    let rows = v.as_array().expect("array of rows");
+    let cols = rows
+        .first()
+        .and_then(|r| r.as_array())
+        .map_or(0, |r| r.len());
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(vec1(r));
+    }
+    (out, cols)
+}
+
+pub fn dataset(v: &Value) -> Dataset<'static> {
+    let (values, d) = mat(v);
+    Dataset::new(values, d).expect("valid dataset")
+}
+
+pub fn kernel_of(fx: &Value) -> KernelSpec {
+    let name = fx["kernel"].as_str().expect("kernel name");
+    let mut spec = KernelSpec::from_name(name).expect("known kernel");
+    spec.gamma = fx["gamma"].as_f64();
+    if let Some(d) = fx.get("degree").and_then(|d| d.as_u64()) {
+        spec.degree = d as u32;
+    }
+    if let Some(c) = fx.get("coef0").and_then(|c| c.as_f64()) {
+        spec.coef0 = c;
+    }
+    spec
+}
+
+/// Max over columns of max_i |got - want| / (max_i |want| of that column).
+pub fn col_rel_err(got: &[f64], want: &[f64], k: usize) -> f64 {
+    assert_eq!(got.len(), want.len(), "shapes differ");
+    let mut worst = 0.0f64;
+    for l in 0..k {
+        let scale = want
+            .iter()
+            .skip(l)
+            .step_by(k)
+            .fold(0.0f64, |a, v| a.max(v.abs()));
+        let err = got
+            .iter()
+            .zip(want)
+            .skip(l)
+            .step_by(k)
+            .fold(0.0f64, |a, (g, w)| a.max((g - w).abs()));
+        worst = worst.max(err / scale.max(f64::MIN_POSITIVE));
+    }
+    worst
+}
+
+/// max |got - want| / max |want|.
+pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    let scale = want.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let err = got
+        .iter()
+        .zip(want)
+        .fold(0.0f64, |a, (g, w)| a.max((g - w).abs()));
+    err / scale.max(f64::MIN_POSITIVE)
+}
+
+/// A 4-byte-aligned copy of a blob (Vec<u8> is only 1-byte aligned in principle).
+pub struct Aligned {
+    buf: Vec<u8>,
+    off: usize,
+    len: usize,
+}
+
+impl Aligned {
+    pub fn new(bytes: &[u8]) -> Self {
+        let mut buf = vec![0u8; bytes.len() + 4];
+        let off = buf.as_ptr().align_offset(4);
+        buf[off..off + bytes.len()].copy_from_slice(bytes);
+        Aligned {
+            buf,
+            off,
+            len: bytes.len(),
+        }
+    }
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[self.off..self.off + self.len]
+    }
+}

@@ -1,0 +1,202 @@
+//! Shared test helpers: a deterministic generator of random models and an
+//! independent f64 implementation of the projection formulas (DESIGN.md §2).
+#![allow(dead_code)]
+
+use kpca::{Kernel, ModelParts, ModelRef};
+
+/// Deterministic xorshift generator (tests only).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    pub fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    pub fn vec(&mut self, n: usize, scale: f32) -> Vec<f32> {
+        (0..n).map(|_| self.next_f32() * scale).collect()
+    }
+}
+
+/// Owned storage of a model's parts.
+#[derive(Clone, Debug)]
+pub struct TestModel {
+    pub kernel: Kernel,
+    pub dim: usize,
+    pub k: usize,
+    pub standardize: Option<(Vec<f32>, Vec<f32>)>,
+    pub points: Vec<f32>,
+    pub norms: Vec<f32>,
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    pub c: Vec<f32>,
+    pub s: f32,
+    pub eigenvalues: Vec<f32>,
+    pub threshold: f32,
+}
+
+impl TestModel {
+    pub fn random(
+        kernel: Kernel,
+        dim: usize,
+        m: usize,
+        k: usize,
+        standardized: bool,
+        seed: u64,
+    ) -> TestModel {
+        let mut g = Lcg(seed | 1);
+        let points = g.vec(m * dim, 1.5);
+        let norms = points
+            .chunks(dim)
+            .map(|z| z.iter().map(|v| v * v).sum())
+            .collect();
+        let standardize = standardized.then(|| {
+            let mean = g.vec(dim, 0.5);
+            let inv_std = (0..dim).map(|_| 0.5 + g.next_f32().abs()).collect();
+            (mean, inv_std)
+        });
+        TestModel {
+            kernel,
+            dim,
+            k,
+            standardize,
+            points,
+            norms,
+            a: g.vec(m * k, 0.3),
+            b: g.vec(k, 0.2),
+            c: vec![1.0 / m as f32; m],
+            s: 0.4,
+            eigenvalues: (0..k).map(|l| (k - l) as f32).collect(),
+            threshold: 0.25,
+        }
+    }
+
+    pub fn parts(&self) -> ModelParts<'_> {
+        ModelParts {
+            kernel: self.kernel,
+            dim: self.dim,
+            n_components: self.k,
+            standardize: self.standardize.as_ref().map(|(m, s)| (&m[..], &s[..])),
+            points: &self.points,
+            point_sq_norms: &self.norms,
+            a: &self.a,
+            b: &self.b,
+            c: &self.c,
+            s: self.s,
+            eigenvalues: &self.eigenvalues,
+            threshold: self.threshold,
+        }
+    }
+
+    pub fn view(&self) -> ModelRef<'_> {
+        ModelRef::from_parts(self.parts()).expect("valid test model")
+    }
+
+    pub fn blob(&self) -> Vec<u8> {
+        let view = self.view();
+        let mut buf = vec![0u8; view.blob_len()];
+        let n = view.write_to(&mut buf).expect("write");
+        assert_eq!(n, buf.len());
+        buf
+    }
+
+    fn kernel64(&self, x: &[f64], z: &[f64]) -> f64 {
+        let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
+        match self.kernel {
+            Kernel::Linear => dot,
+            Kernel::Polynomial {
+                gamma,
+                degree,
+                coef0,
+            } => (gamma as f64 * dot + coef0 as f64).powi(degree as i32),
+            Kernel::Rbf { gamma } => {
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).powi(2)).sum::<f64>()).exp()
+            }
+            Kernel::Laplacian { gamma } => {
+                (-(gamma as f64) * x.iter().zip(z).map(|(a, b)| (a - b).abs()).sum::<f64>()).exp()
+            }
+            Kernel::Sigmoid { gamma, coef0 } => (gamma as f64 * dot + coef0 as f64).tanh(),
+            Kernel::Cosine => {
+                let nx = x.iter().map(|a| a * a).sum::<f64>().sqrt();
+                let nz = z.iter().map(|a| a * a).sum::<f64>().sqrt();
+                if nx * nz > 0.0 {
+                    dot / (nx * nz)
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// (coordinates, anomaly score) in f64 straight from the formulas.
+    pub fn reference(&self, x: &[f32]) -> (Vec<f64>, f64) {
+        let xs: Vec<f64> = match &self.standardize {
+            Some((mean, inv)) => x
+                .iter()
+                .zip(mean)
+                .zip(inv)
+                .map(|((&v, &m), &s)| (v as f64 - m as f64) * s as f64)
+                .collect(),
+            None => x.iter().map(|&v| v as f64).collect(),
+        };
+        let kx: Vec<f64> = self
+            .points
+            .chunks(self.dim)
+            .map(|z| self.kernel64(&xs, &z.iter().map(|&v| v as f64).collect::<Vec<_>>()))
+            .collect();
+        let mut y: Vec<f64> = self.b.iter().map(|&v| v as f64).collect();
+        for (kv, a_row) in kx.iter().zip(self.a.chunks(self.k)) {
+            for (yl, &al) in y.iter_mut().zip(a_row) {
+                *yl += kv * al as f64;
+            }
+        }
+        let ck: f64 = kx.iter().zip(&self.c).map(|(a, &b)| a * b as f64).sum();
+        let kxx = self.kernel64(&xs, &xs);
+        let e = kxx - 2.0 * ck + self.s as f64 - y.iter().map(|v| v * v).sum::<f64>();
+        (y, e)
+    }
+}
+
+/// Every kernel; under Miri one of each evaluation family (inner product,
+/// RBF, L1 distance), which is what decides the pointer arithmetic.
+pub fn path_kernels() -> Vec<Kernel> {
+    if cfg!(miri) {
+        vec![
+            Kernel::Linear,
+            Kernel::Rbf { gamma: 0.25 },
+            Kernel::Laplacian { gamma: 0.3 },
+        ]
+    } else {
+        all_kernels()
+    }
+}
+
+/// Every kernel with typical parameters.
+pub fn all_kernels() -> Vec<Kernel> {
+    vec![
+        Kernel::Linear,
+        Kernel::Polynomial {
+            gamma: 0.5,
+            degree: 3,
+            coef0: 1.0,
+        },
+        Kernel::Rbf { gamma: 0.25 },
+        Kernel::Laplacian { gamma: 0.3 },
+        Kernel::Sigmoid {
+            gamma: 0.1,
+            coef0: 0.2,
+        },
+        Kernel::Cosine,
+    ]
+}
+
+/// The repository's root directory (where `include/`, `testdata/`, `c-examples/` live).
+pub fn repo_root() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The directory of the committed reference fixtures (`testdata/fixtures`).
+pub fn fixture_dir() -> std::path::PathBuf {
+    repo_root().join("testdata").join("fixtures")
+}

@@ -1,0 +1,417 @@
+//! The no_std core: projection against an independent f64 implementation, the
+//! blob format (round trip and every rejection), the owned model and batches.
+
+use kpca_testkit as common;
+
+use common::{all_kernels, Lcg, TestModel};
+use kpca::format::{blob_len_for, HEADER_LEN};
+use kpca::{Error, Kernel, ModelRef, OwnedModel};
+
+/// f32 result against f64 reference, relative to the magnitude of the sums involved.
+const PROJECTION_REL_TOL: f64 = 2e-5;
+
+fn assert_matches_reference(model: &TestModel, x: &[f32]) {
+    let view = model.view();
+    let mut out = vec![0.0f32; model.k];
+    let e = view.project_and_score(x, &mut out).unwrap();
+    let (y_ref, e_ref) = model.reference(x);
+    let scale = 1.0
+        + y_ref.iter().map(|v| v.abs()).fold(0.0, f64::max)
+        + model.a.iter().map(|v| v.abs() as f64).sum::<f64>();
+    for (got, want) in out.iter().zip(&y_ref) {
+        assert!(
+            (*got as f64 - want).abs() <= PROJECTION_REL_TOL * scale,
+            "{:?} d={} m={} k={} std={}: {got} vs {want}",
+            model.kernel,
+            model.dim,
+            model.c.len(),
+            model.k,
+            model.standardize.is_some()
+        );
+    }
+    let e_scale = scale * scale;
+    assert!(
+        (e as f64 - e_ref).abs() <= PROJECTION_REL_TOL * e_scale,
+        "{:?}: score {e} vs {e_ref}",
+        model.kernel
+    );
+    // project and anomaly_score agree with the fused call.
+    let mut out2 = vec![0.0f32; model.k];
+    view.project(x, &mut out2).unwrap();
+    assert_eq!(out, out2);
+    assert_eq!(view.anomaly_score(x).unwrap(), e);
+}
+
+#[test]
+fn every_kernel_matches_the_f64_formulas() {
+    let mut g = Lcg(99);
+    for kernel in all_kernels() {
+        for &(d, m, k, standardized) in &[
+            (3, 5, 1, false),
+            (8, 37, 4, false),
+            (8, 37, 4, true),
+            (5, 20, 8, true),
+            (7, 19, 13, false),
+            (16, 64, 16, true),
+            (4, 9, 6, false),
+        ] {
+            let model =
+                TestModel::random(kernel, d, m, k, standardized, (d * 131 + m * 7 + k) as u64);
+            for _ in 0..4 {
+                let x = g.vec(d, 1.2);
+                assert_matches_reference(&model, &x);
+            }
+        }
+    }
+}
+
+#[test]
+fn blob_round_trip_is_exact_and_zero_copy() {
+    for (i, kernel) in all_kernels().into_iter().enumerate() {
+        let model = TestModel::random(kernel, 6, 11, 3, i % 2 == 0, 7 + i as u64);
+        let blob = model.blob();
+        assert_eq!(blob.len(), blob_len_for(6, 11, 3, i % 2 == 0).unwrap());
+        let loaded = ModelRef::from_bytes(&blob).unwrap();
+        assert_eq!(loaded.kernel(), kernel);
+        assert_eq!(
+            (loaded.dim(), loaded.n_points(), loaded.n_components()),
+            (6, 11, 3)
+        );
+        assert_eq!(loaded.is_standardized(), i % 2 == 0);
+        assert_eq!(loaded.threshold(), model.threshold);
+        assert_eq!(loaded.eigenvalues(), &model.eigenvalues[..]);
+        // The points are read in place, not copied.
+        let p = loaded.parts().points.as_ptr() as usize;
+        assert!(
+            p >= blob.as_ptr() as usize + HEADER_LEN && p < blob.as_ptr() as usize + blob.len()
+        );
+        // Writing the loaded model gives the same bytes.
+        let mut again = vec![0u8; loaded.blob_len()];
+        loaded.write_to(&mut again).unwrap();
+        assert_eq!(again, blob);
+        let x = [0.3f32, -0.2, 0.9, 0.0, 1.1, -0.7];
+        let mut a = [0.0f32; 3];
+        let mut b = [0.0f32; 3];
+        model.view().project(&x, &mut a).unwrap();
+        loaded.project(&x, &mut b).unwrap();
+        assert_eq!(a, b);
+    }
+}
+
+/// A blob in a 4-aligned buffer (Vec<u32> backing).
+fn aligned(bytes: &[u8]) -> (Vec<u32>, usize) {
+    let mut words = vec![0u32; bytes.len().div_ceil(4) + 1];
+    let buf: &mut [u8] = bytemuck_bytes(&mut words);
+    buf[..bytes.len()].copy_from_slice(bytes);
+    (words, bytes.len())
+}
+
+fn bytemuck_bytes(words: &mut [u32]) -> &mut [u8] {
+    let len = words.len() * 4;
+    // SAFETY: u32 storage reinterpreted as bytes (any bit pattern valid, alignment 1).
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) }
+}
+
+fn load(bytes: &[u8]) -> Result<(), Error> {
+    let (mut words, len) = aligned(bytes);
+    let buf = bytemuck_bytes(&mut words);
+    ModelRef::from_bytes(&buf[..len]).map(|_| ())
+}
+
+/// Rewrites the CRC after a deliberate header edit, so the edit itself is tested.
+fn fix_crc(blob: &mut [u8]) {
+    let n = blob.len() - 4;
+    let crc = kpca::crc32::crc32(&blob[..n]);
+    blob[n..].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn edited(blob: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
+    let mut b = blob.to_vec();
+    b[at..at + bytes.len()].copy_from_slice(bytes);
+    fix_crc(&mut b);
+    b
+}
+
+#[test]
+fn every_kind_of_bad_blob_has_its_own_error() {
+    let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, true, 3);
+    let blob = model.blob();
+    assert_eq!(load(&blob), Ok(()));
+    assert_eq!(load(&[]), Err(Error::Truncated));
+    assert_eq!(load(&blob[..3]), Err(Error::Truncated));
+    assert_eq!(load(&blob[..40]), Err(Error::Truncated));
+    assert_eq!(load(&blob[..blob.len() - 1]), Err(Error::Truncated));
+    assert_eq!(load(&edited(&blob, 0, b"KPCB")), Err(Error::BadMagic));
+    assert_eq!(
+        load(&edited(&blob, 4, &2u16.to_le_bytes())),
+        Err(Error::UnsupportedVersion)
+    );
+    assert_eq!(
+        load(&edited(&blob, 6, &0xFFFEu16.to_le_bytes())),
+        Err(Error::ByteOrder)
+    );
+    assert_eq!(
+        load(&edited(&blob, 8, &60u16.to_le_bytes())),
+        Err(Error::BadHeader)
+    );
+    assert_eq!(
+        load(&edited(&blob, 12, &3u32.to_le_bytes())),
+        Err(Error::BadHeader)
+    );
+    assert_eq!(
+        load(&edited(&blob, 56, &1u32.to_le_bytes())),
+        Err(Error::BadHeader)
+    );
+    // A flipped payload bit without a CRC fix.
+    let mut flipped = blob.clone();
+    flipped[HEADER_LEN + 5] ^= 0x10;
+    assert_eq!(load(&flipped), Err(Error::CrcMismatch));
+    // Dims that disagree with the length.
+    assert_eq!(
+        load(&edited(&blob, 20, &10u32.to_le_bytes())),
+        Err(Error::LengthMismatch)
+    );
+    let mut longer = blob.clone();
+    longer.extend_from_slice(&[0; 4]);
+    assert_eq!(load(&longer), Err(Error::LengthMismatch));
+    assert_eq!(
+        load(&edited(&blob, 16, &0u32.to_le_bytes())),
+        Err(Error::ZeroDimension)
+    );
+    assert_eq!(
+        load(&edited(&blob, 24, &0u32.to_le_bytes())),
+        Err(Error::ZeroDimension)
+    );
+    assert_eq!(
+        load(&edited(&blob, 16, &5000u32.to_le_bytes())),
+        Err(Error::DimensionTooLarge)
+    );
+    assert_eq!(
+        load(&edited(&blob, 24, &17u32.to_le_bytes())),
+        Err(Error::DimensionTooLarge)
+    );
+    assert_eq!(
+        load(&edited(&blob, 10, &9u16.to_le_bytes())),
+        Err(Error::UnknownKernel)
+    );
+    assert_eq!(
+        load(&edited(&blob, 32, &(-1.0f32).to_le_bytes())),
+        Err(Error::BadKernelParameter)
+    );
+    assert_eq!(
+        load(&edited(&blob, HEADER_LEN + 8 * 4, &f32::NAN.to_le_bytes())),
+        Err(Error::NonFiniteModel)
+    );
+    assert_eq!(
+        load(&edited(&blob, 40, &f32::INFINITY.to_le_bytes())),
+        Err(Error::NonFiniteModel)
+    );
+    assert_eq!(
+        load(&edited(&blob, 40, &(-1.0f32).to_le_bytes())),
+        Err(Error::InconsistentModel)
+    );
+    // Stored norm that is not the norm of its point (first norm after mean, inv_std, points).
+    assert_eq!(
+        load(&edited(
+            &blob,
+            HEADER_LEN + (8 + 36) * 4,
+            &100.0f32.to_le_bytes()
+        )),
+        Err(Error::InconsistentModel)
+    );
+    // Misaligned start.
+    let (mut words, len) = aligned(&[&[0u8][..], &blob[..]].concat());
+    let buf = bytemuck_bytes(&mut words);
+    assert_eq!(
+        ModelRef::from_bytes(&buf[1..len]).map(|_| ()).unwrap_err(),
+        Error::Misaligned
+    );
+}
+
+#[test]
+fn every_single_byte_flip_and_truncation_is_rejected() {
+    let model = TestModel::random(
+        Kernel::Polynomial {
+            gamma: 0.5,
+            degree: 2,
+            coef0: 1.0,
+        },
+        3,
+        4,
+        2,
+        false,
+        5,
+    );
+    let blob = model.blob();
+    for i in 0..blob.len() {
+        for bit in 0..8 {
+            let mut b = blob.clone();
+            b[i] ^= 1 << bit;
+            assert!(load(&b).is_err(), "flip of byte {i} bit {bit} accepted");
+        }
+    }
+    for n in 0..blob.len() {
+        assert!(load(&blob[..n]).is_err(), "truncation to {n} accepted");
+    }
+}
+
+#[test]
+fn bad_inputs_are_errors_and_leave_outputs_alone() {
+    let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 3, false, 11);
+    let view = model.view();
+    let mut out = [7.0f32; 3];
+    assert_eq!(view.project(&[0.0; 3], &mut out), Err(Error::InputLength));
+    assert_eq!(view.project(&[0.0; 5], &mut out), Err(Error::InputLength));
+    assert_eq!(
+        view.project(&[0.0; 4], &mut out[..2]),
+        Err(Error::OutputLength)
+    );
+    assert_eq!(
+        view.project(&[0.0, f32::NAN, 0.0, 0.0], &mut out),
+        Err(Error::NonFiniteInput)
+    );
+    assert_eq!(
+        view.project(&[0.0, 0.0, f32::INFINITY, 0.0], &mut out),
+        Err(Error::NonFiniteInput)
+    );
+    assert_eq!(out, [7.0; 3]);
+    assert_eq!(
+        view.anomaly_score(&[f32::NEG_INFINITY; 4]),
+        Err(Error::NonFiniteInput)
+    );
+    // A longer output buffer is fine; only the first k are written.
+    let mut long = [7.0f32; 5];
+    view.project(&[0.1; 4], &mut long).unwrap();
+    assert_eq!(&long[3..], &[7.0, 7.0]);
+    // Threshold.
+    let score = view.anomaly_score(&[0.1; 4]).unwrap();
+    assert_eq!(view.is_anomaly(&[0.1; 4]).unwrap(), score > model.threshold);
+    let mut unset = model.clone();
+    unset.threshold = 0.0;
+    assert_eq!(
+        unset.view().is_anomaly(&[0.1; 4]),
+        Err(Error::ThresholdUnset)
+    );
+}
+
+#[test]
+fn polynomial_overflow_is_reported_not_returned() {
+    let model = TestModel::random(
+        Kernel::Polynomial {
+            gamma: 1.0,
+            degree: 16,
+            coef0: 1.0,
+        },
+        4,
+        5,
+        2,
+        false,
+        13,
+    );
+    let view = model.view();
+    let mut out = [7.0f32; 2];
+    assert_eq!(
+        view.project(&[1e5; 4], &mut out),
+        Err(Error::NonFiniteResult)
+    );
+    assert_eq!(out, [7.0; 2]);
+}
+
+#[test]
+fn rbf_far_from_every_point_underflows_to_the_offset() {
+    let model = TestModel::random(Kernel::Rbf { gamma: 1.0 }, 4, 5, 2, false, 17);
+    let view = model.view();
+    let mut out = [0.0f32; 2];
+    view.project(&[1e18; 4], &mut out).unwrap();
+    assert_eq!(out, [model.b[0], model.b[1]]);
+    let e = view.anomaly_score(&[1e18; 4]).unwrap();
+    let want = 1.0 + model.s - model.b.iter().map(|v| v * v).sum::<f32>();
+    assert!((e - want).abs() < 1e-6);
+}
+
+#[test]
+fn batches_equal_row_by_row_calls() {
+    let model = TestModel::random(Kernel::Laplacian { gamma: 0.5 }, 3, 10, 2, true, 19);
+    let view = model.view();
+    let xs = Lcg(5).vec(3 * 6, 1.0);
+    let mut out = vec![0.0f32; 12];
+    let mut scores = vec![0.0f32; 6];
+    assert_eq!(view.project_batch(&xs, &mut out), Ok(6));
+    assert_eq!(view.anomaly_score_batch(&xs, &mut scores), Ok(6));
+    for (i, x) in xs.chunks(3).enumerate() {
+        let mut y = [0.0f32; 2];
+        view.project(x, &mut y).unwrap();
+        assert_eq!(&out[i * 2..i * 2 + 2], &y);
+        assert_eq!(scores[i], view.anomaly_score(x).unwrap());
+    }
+    assert_eq!(
+        view.project_batch(&xs[..7], &mut out),
+        Err(Error::BatchLength)
+    );
+    assert_eq!(
+        view.project_batch(&xs, &mut out[..11]),
+        Err(Error::OutputLength)
+    );
+    assert_eq!(
+        view.anomaly_score_batch(&xs, &mut scores[..5]),
+        Err(Error::OutputLength)
+    );
+    let mut bad = xs.clone();
+    bad[17] = f32::NAN;
+    let before = out.clone();
+    assert_eq!(
+        view.project_batch(&bad, &mut out),
+        Err(Error::NonFiniteInput)
+    );
+    assert_eq!(out, before);
+}
+
+#[test]
+fn owned_model_is_the_same_model() {
+    let model = TestModel::random(Kernel::Rbf { gamma: 0.3 }, 4, 6, 2, true, 23);
+    let blob = model.blob();
+    let loaded = ModelRef::from_bytes(&blob).unwrap();
+    let owned: OwnedModel<4, 8, 2> = OwnedModel::from_model_ref(&loaded).unwrap();
+    assert_eq!(owned.len(), 6);
+    let view = owned.as_model_ref().unwrap();
+    let x = [0.5f32, -0.5, 0.25, 1.0];
+    let (mut a, mut b) = ([0.0f32; 2], [0.0f32; 2]);
+    loaded.project(&x, &mut a).unwrap();
+    view.project(&x, &mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(loaded.anomaly_score(&x), view.anomaly_score(&x));
+    // Capacity and shape errors.
+    assert_eq!(
+        OwnedModel::<4, 5, 2>::from_model_ref(&loaded).unwrap_err(),
+        Error::Capacity
+    );
+    assert_eq!(
+        OwnedModel::<3, 8, 2>::from_model_ref(&loaded).unwrap_err(),
+        Error::PartsLength
+    );
+    let mut small: OwnedModel<2, 1, 1> = OwnedModel::new(Kernel::Linear).unwrap();
+    small.push_point([1.0, 2.0], [0.5], 1.0).unwrap();
+    assert_eq!(
+        small.push_point([1.0, 2.0], [0.5], 1.0),
+        Err(Error::Capacity)
+    );
+    assert_eq!(
+        OwnedModel::<2, 1, 1>::new(Kernel::Rbf { gamma: 0.0 }).unwrap_err(),
+        Error::BadKernelParameter
+    );
+    assert_eq!(
+        OwnedModel::<0, 1, 1>::new(Kernel::Linear).unwrap_err(),
+        Error::ZeroDimension
+    );
+    // An empty owned model is not a model.
+    let empty: OwnedModel<2, 4, 1> = OwnedModel::new(Kernel::Linear).unwrap();
+    assert_eq!(empty.as_model_ref().unwrap_err(), Error::ZeroDimension);
+}
+
+#[test]
+fn writer_needs_a_big_enough_buffer() {
+    let model = TestModel::random(Kernel::Cosine, 2, 3, 1, false, 29);
+    let view = model.view();
+    let mut buf = vec![0u8; view.blob_len() - 1];
+    assert_eq!(view.write_to(&mut buf), Err(Error::BufferTooSmall));
+}

@@ -1,5 +1,0 @@
-//! The `kpca` command: see `kpca --help` and the `kpca::cli` module.
-
-fn main() -> std::process::ExitCode {
-    kpca::cli::main()
-}
