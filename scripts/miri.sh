@@ -30,26 +30,15 @@ run() { # label, cargo miri test arguments...
   echo "miri: $label: $((SECONDS - t0)) s"
 }
 
-# Unit tests. Skipped: the three float sweeps of fastmath (millions of
-# evaluations of the same code, run natively) and project's path test over
-# limits (thousands of projections; the same paths run below on small shapes).
-run "unit tests (core, --lib)" -p kpca --features libm/force-soft-floats --lib -- \
-  --skip fastmath::tests::relative_error_is_within_the_stated_bound_over_the_normal_range \
-  --skip fastmath::tests::exp2_neg_and_exp_neg_are_within_their_stated_bounds \
-  --skip fastmath::tests::tanh_is_within_its_absolute_error_bound \
-  --skip project::tests::every_path_matches_f64_around_its_limits
-run "tests/capi.rs" -p kpca-capi --test capi
-# Skipped: two tests that load a Vec<u8> in place, which is 4-byte aligned only
-# by the host allocator's grace (Miri gives a u8 allocation any address, and the
-# loader then rightly says Misaligned); the exhaustive bit-flip sweep (over 15
-# minutes under Miri; tests/capi_hostile.rs sweeps every 37th bit under Miri and
-# the C tests every byte natively); the 42-model comparison with the formulas
-# (tests/numeric_edges.rs covers every projection path on small shapes).
-run "tests/core_model.rs" -p kpca --features libm/force-soft-floats --test core_model -- \
-  --skip blob_round_trip_is_exact_and_zero_copy \
-  --skip owned_model_is_the_same_model \
-  --skip every_single_byte_flip_and_truncation_is_rejected \
-  --skip every_kernel_matches_the_f64_formulas
-run "tests/capi_hostile.rs" -p kpca-capi --test capi_hostile
-run "tests/numeric_edges.rs" -p kpca --features libm/force-soft-floats --test numeric_edges
+# Every test runs; the long sweeps (float functions over millions of
+# arguments, every bit of a blob, every projection path) visit a sample of
+# their points under Miri (`cfg!(miri)` in the tests).
+# Both crates are selected in every run so that libm's feature reaches the C
+# ABI's tests too.
+SEL=(-p kpca -p kpca-capi --features libm/force-soft-floats)
+run "unit tests (core and C ABI, --lib)" "${SEL[@]}" --lib
+run "kpca/tests/core_model.rs" "${SEL[@]}" --test core_model
+run "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges
+run "kpca-capi/tests/capi.rs" "${SEL[@]}" --test capi
+run "kpca-capi/tests/capi_hostile.rs" "${SEL[@]}" --test capi_hostile
 echo "miri: no undefined behaviour found"

@@ -6,22 +6,20 @@
 //! byte 0 controls where the blob ends (see [`split_input`]), then the blob,
 //! then the bytes the input vectors and call options are decoded from.
 
-use kpca::{Error, ModelRef, OwnedModel};
+use kpca::{Error, Header, ModelRef, OwnedModel};
 
-/// Offset of the blob's total-length field.
-pub const TOTAL_LEN_AT: usize = 48;
-/// Offset of the first section (the header's length).
-pub const HEADER_LEN: usize = 64;
+pub use kpca::format::HEADER_LEN;
 
 /// Splits a fuzz input into (blob, rest). The low two bits of byte 0 choose where
-/// the blob ends: 0 at its own total-length field, 1 at the end of the input
+/// the blob ends: 0 at its own total-length field (the whole input when it has
+/// no readable header), 1 at the end of the input
 /// (rest empty), 2 that many bytes (byte 0 >> 2) before the total length, 3 that
 /// many after it. Clamped to the input.
 pub fn split_input(data: &[u8]) -> (&[u8], &[u8]) {
     let Some((&ctrl, body)) = data.split_first() else {
         return (&[], &[]);
     };
-    let total = u32_at(body, TOTAL_LEN_AT).map_or(body.len(), |v| v as usize);
+    let total = Header::read(body).map_or(body.len(), |h| h.total_len as usize);
     let delta = usize::from(ctrl >> 2);
     let cut = match ctrl & 3 {
         0 => total,

@@ -36,10 +36,8 @@ extern crate std;
 
 use core::ffi::c_char;
 use core::mem::{align_of, offset_of, size_of};
-use kpca::error::Error;
-use kpca::format::{load, FORMAT_VERSION};
-use kpca::kernel::KernelId;
-use kpca::project::{evaluate, project_batch, score_batch, Job};
+use kpca::format::FORMAT_VERSION;
+use kpca::{Error, KernelId, ModelRef, RawModel};
 
 /// Result of every fallible call: 0 is success, each failure has its own code.
 /// A fixed-width integer, so `-fshort-enums` builds agree on its size.
@@ -127,7 +125,7 @@ pub const KPCA_KERNEL_SIGMOID: u32 = 4;
 pub const KPCA_KERNEL_COSINE: u32 = 5;
 
 /// Value of `kpca_model.magic` once a model is loaded.
-const MODEL_MAGIC: u32 = kpca::project::LOADED;
+const MODEL_MAGIC: u32 = kpca::LOADED_MAGIC;
 
 /// A loaded model: sizes, kernel parameters and pointers into the blob.
 ///
@@ -256,47 +254,48 @@ unsafe fn write_out<T>(ptr: *mut T, value: T) -> Result<(), Error> {
     Ok(())
 }
 
-// A `kpca_model` is read as the projection's `Job` in place: same layout.
+// A `kpca_model` is the core's `RawModel` in C: the same layout, field by
+// field, so a loaded `kpca_model` is read as the model view in place.
 const _: () = {
-    assert!(size_of::<kpca_model>() == size_of::<Job<'static>>());
-    assert!(align_of::<kpca_model>() == align_of::<Job<'static>>());
-    assert!(offset_of!(kpca_model, magic) == offset_of!(Job<'static>, magic));
-    assert!(offset_of!(kpca_model, kernel) == offset_of!(Job<'static>, kernel));
-    assert!(offset_of!(kpca_model, dim) == offset_of!(Job<'static>, dim));
-    assert!(offset_of!(kpca_model, n_points) == offset_of!(Job<'static>, n_points));
-    assert!(offset_of!(kpca_model, n_components) == offset_of!(Job<'static>, n_components));
-    assert!(offset_of!(kpca_model, degree) == offset_of!(Job<'static>, degree));
-    assert!(offset_of!(kpca_model, gamma) == offset_of!(Job<'static>, gamma));
-    assert!(offset_of!(kpca_model, coef0) == offset_of!(Job<'static>, coef0));
-    assert!(offset_of!(kpca_model, threshold) == offset_of!(Job<'static>, threshold));
-    assert!(offset_of!(kpca_model, s) == offset_of!(Job<'static>, s));
-    assert!(offset_of!(kpca_model, mean) == offset_of!(Job<'static>, mean));
-    assert!(offset_of!(kpca_model, inv_std) == offset_of!(Job<'static>, inv_std));
-    assert!(offset_of!(kpca_model, points) == offset_of!(Job<'static>, points));
-    assert!(offset_of!(kpca_model, point_sq_norms) == offset_of!(Job<'static>, norms));
-    assert!(offset_of!(kpca_model, a) == offset_of!(Job<'static>, a));
-    assert!(offset_of!(kpca_model, b) == offset_of!(Job<'static>, b));
-    assert!(offset_of!(kpca_model, c) == offset_of!(Job<'static>, c));
-    assert!(offset_of!(kpca_model, eigenvalues) == offset_of!(Job<'static>, eigenvalues));
+    assert!(size_of::<kpca_model>() == size_of::<RawModel>());
+    assert!(align_of::<kpca_model>() == align_of::<RawModel>());
+    assert!(offset_of!(kpca_model, magic) == offset_of!(RawModel, magic));
+    assert!(offset_of!(kpca_model, kernel) == offset_of!(RawModel, kernel));
+    assert!(offset_of!(kpca_model, dim) == offset_of!(RawModel, dim));
+    assert!(offset_of!(kpca_model, n_points) == offset_of!(RawModel, n_points));
+    assert!(offset_of!(kpca_model, n_components) == offset_of!(RawModel, n_components));
+    assert!(offset_of!(kpca_model, degree) == offset_of!(RawModel, degree));
+    assert!(offset_of!(kpca_model, gamma) == offset_of!(RawModel, gamma));
+    assert!(offset_of!(kpca_model, coef0) == offset_of!(RawModel, coef0));
+    assert!(offset_of!(kpca_model, threshold) == offset_of!(RawModel, threshold));
+    assert!(offset_of!(kpca_model, s) == offset_of!(RawModel, s));
+    assert!(offset_of!(kpca_model, mean) == offset_of!(RawModel, mean));
+    assert!(offset_of!(kpca_model, inv_std) == offset_of!(RawModel, inv_std));
+    assert!(offset_of!(kpca_model, points) == offset_of!(RawModel, points));
+    assert!(offset_of!(kpca_model, point_sq_norms) == offset_of!(RawModel, point_sq_norms));
+    assert!(offset_of!(kpca_model, a) == offset_of!(RawModel, a));
+    assert!(offset_of!(kpca_model, b) == offset_of!(RawModel, b));
+    assert!(offset_of!(kpca_model, c) == offset_of!(RawModel, c));
+    assert!(offset_of!(kpca_model, eigenvalues) == offset_of!(RawModel, eigenvalues));
 };
 
 impl kpca_model {
-    /// The model as the projection's job, in place, after the cheap checks of
-    /// [`Job::check_loaded`] (marker, sizes, kernel id); the data itself was
+    /// The model view, in place, after the cheap checks of
+    /// [`ModelRef::from_raw`] (marker, sizes, kernel id); the data itself was
     /// validated by the loader and is not re-read.
     ///
     /// # Safety
     /// `self` must have been filled by `kpca_model_from_bytes` and not modified,
     /// and the blob it points into must still be valid and unchanged.
     #[inline(always)]
-    unsafe fn job(&self) -> Result<&Job<'_>, Error> {
-        // SAFETY: `Job` has the layout of `kpca_model` (asserted above) and every
-        // bit pattern of its fields is valid; the reference borrows `self`.
-        let job = unsafe { &*(self as *const kpca_model).cast::<Job<'_>>() };
-        job.check_loaded()?;
-        // The caller's contract (filled by the loader, blob unchanged) gives the
-        // rest of the invariant of `Job`.
-        Ok(job)
+    unsafe fn view(&self) -> Result<&ModelRef<'_>, Error> {
+        // SAFETY: `RawModel` has the layout of `kpca_model` (asserted above)
+        // and every bit pattern of its fields is valid; the reference borrows
+        // `self`.
+        let raw = unsafe { &*(self as *const kpca_model).cast::<RawModel>() };
+        // SAFETY: the caller's contract (filled by the loader from a view's
+        // record, blob unchanged) is the contract of `from_raw`.
+        unsafe { ModelRef::from_raw(raw) }
     }
 }
 
@@ -339,10 +338,10 @@ pub unsafe extern "C" fn kpca_model_from_bytes(
         }
         // SAFETY: caller contract on `blob`.
         let bytes = unsafe { slice_in(blob, len) }?;
-        let job = load(bytes)?;
-        // SAFETY: caller contract on `model` (non-NULL checked above); `Job` has
-        // the layout of `kpca_model` (asserted above).
-        unsafe { write_out(model.cast::<Job<'_>>(), job) }
+        let view = ModelRef::from_bytes(bytes)?;
+        // SAFETY: caller contract on `model` (non-NULL checked above);
+        // `RawModel` has the layout of `kpca_model` (asserted above).
+        unsafe { write_out(model.cast::<RawModel>(), *view.as_raw()) }
     })
 }
 
@@ -354,15 +353,15 @@ unsafe fn with_input<R>(
     model: *const kpca_model,
     x: *const f32,
     x_len: usize,
-    body: impl FnOnce(&kpca_model, &Job<'_>, &[f32]) -> Result<R, Error>,
+    body: impl FnOnce(&ModelRef<'_>, &[f32]) -> Result<R, Error>,
 ) -> Result<R, Error> {
     // SAFETY: caller contract.
     let model = unsafe { ref_in(model) }?;
     // SAFETY: caller contract: loaded by kpca_model_from_bytes, blob still valid.
-    let job = unsafe { model.job() }?;
+    let view = unsafe { model.view() }?;
     // SAFETY: caller contract on `x`.
     let x = unsafe { slice_in(x, x_len) }?;
-    body(model, job, x)
+    body(view, x)
 }
 
 /// Computes the k kernel-PCA coordinates of `x` (`x_len` = d floats) into
@@ -383,9 +382,9 @@ pub unsafe extern "C" fn kpca_project(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, x, x_len, |_, job, x| {
+            with_input(model, x, x_len, |view, x| {
                 let out = slice_out(out, out_len)?;
-                evaluate(job, x, Some(out), None)
+                view.project(x, out)
             })
         }
     })
@@ -406,9 +405,13 @@ pub unsafe extern "C" fn kpca_anomaly_score(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, x, x_len, |_, job, x| {
+            with_input(model, x, x_len, |view, x| {
                 let score = slice_out(score, 1)?;
-                evaluate(job, x, None, score.first_mut())
+                let e = view.anomaly_score(x)?;
+                if let Some(s) = score.first_mut() {
+                    *s = e;
+                }
+                Ok(())
             })
         }
     })
@@ -431,11 +434,15 @@ pub unsafe extern "C" fn kpca_project_and_score(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, x, x_len, |_, job, x| {
+            with_input(model, x, x_len, |view, x| {
                 // Both outputs are checked before either is written.
                 let score = slice_out(score, 1)?;
                 let out = slice_out(out, out_len)?;
-                evaluate(job, x, Some(out), score.first_mut())
+                let e = view.project_and_score(x, out)?;
+                if let Some(s) = score.first_mut() {
+                    *s = e;
+                }
+                Ok(())
             })
         }
     })
@@ -456,16 +463,11 @@ pub unsafe extern "C" fn kpca_is_anomaly(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            let flag = with_input(model, x, x_len, |model, job, x| {
+            let flag = with_input(model, x, x_len, |view, x| {
                 if is_anomaly.is_null() {
                     return Err(Error::NullPointer);
                 }
-                if model.threshold <= 0.0 {
-                    return Err(Error::ThresholdUnset);
-                }
-                let mut e = 0.0;
-                evaluate(job, x, None, Some(&mut e))?;
-                Ok(e > model.threshold)
+                view.is_anomaly(x)
             })?;
             write_out(is_anomaly, u8::from(flag))
         }
@@ -489,9 +491,9 @@ pub unsafe extern "C" fn kpca_project_batch(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, xs, xs_len, |_, job, xs| {
+            with_input(model, xs, xs_len, |view, xs| {
                 let out = slice_out(out, out_len)?;
-                project_batch(job, xs, out).map(|_| ())
+                view.project_batch(xs, out).map(|_| ())
             })
         }
     })
@@ -513,9 +515,9 @@ pub unsafe extern "C" fn kpca_anomaly_score_batch(
     guard(|| {
         // SAFETY: caller contract, forwarded.
         unsafe {
-            with_input(model, xs, xs_len, |_, job, xs| {
+            with_input(model, xs, xs_len, |view, xs| {
                 let scores = slice_out(scores, scores_len)?;
-                score_batch(job, xs, scores).map(|_| ())
+                view.anomaly_score_batch(xs, scores).map(|_| ())
             })
         }
     })

@@ -6,72 +6,10 @@
 //! Cortex-M4F; its stated bounds are in [`EXP_NEG_MAX_REL_ERROR`], tested
 //! below against f64.
 //!
-//! `exp` (the general one, for reference paths) reduces `x = n ln2 + r` with `|r| <= ln2/2` (Cody-Waite, two-part ln2),
-//! evaluates a degree-5 minimax polynomial for `e^r` (no division, no table) and
-//! scales by `2^n` built from the exponent bits.
-//!
-//! Error bound (tested against f64 `exp` in `tests` below over every 64th f32 in
-//! [-87.3, 88.7] and a dense sweep of the reduced interval): relative error at most
-//! [`EXP_MAX_REL_ERROR`] for results in the normal f32 range. Results below the
-//! smallest normal f32 (x < -87.33654) are flushed to +0.0 (absolute error below
-//! 1.2e-38); x > 88.72283 gives +infinity; NaN gives NaN. The kernels only call it
-//! with finite arguments, because the core rejects non-finite input first.
-
-/// Stated bound on the relative error of [`exp`] in the normal range.
-pub const EXP_MAX_REL_ERROR: f32 = 4.0e-7;
+//! There is one exponential: every kernel that needs e^x (rbf, laplacian,
+//! sigmoid through [`tanh`]) goes through [`exp2_neg`].
 
 const LOG2_E: f32 = core::f32::consts::LOG2_E;
-// ln 2 split so that n * LN2_HI is exact for |n| < 2^8.
-const LN2_HI: f32 = 0.693_145_75;
-const LN2_LO: f32 = 1.428_606_8e-6;
-// Minimax coefficients of e^r on [-ln2/2, ln2/2] with P0 = 1 exactly, so that
-// e^0 = 1 (relative error 9.5e-8 with these f32 coefficients in exact arithmetic).
-const P0: f32 = 1.0;
-const P1: f32 = 0.999_999_7;
-const P2: f32 = 0.499_991_5;
-const P3: f32 = 0.166_676_36;
-const P4: f32 = 0.041_897_93;
-const P5: f32 = 0.008_290_315;
-/// Below this the result is not a normal f32.
-const MIN_ARG: f32 = -87.336_54;
-/// Above this the result overflows f32.
-const MAX_ARG: f32 = 88.722_83;
-
-/// Adds 1.5 * 2^23 to push the fraction out of the mantissa: round to nearest
-/// integer without a library call (exact for |v| < 2^22).
-const SHIFTER: f32 = 12_582_912.0;
-
-/// Range reduction and polynomial: returns (e^r, bits of SHIFTER + n) where
-/// x = n ln2 + r. Valid for |x| < 2^21.
-#[inline(always)]
-fn reduce(x: f32) -> (f32, u32) {
-    let t = x * LOG2_E + SHIFTER;
-    let n = t - SHIFTER;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    let p = P0 + r * (P1 + r * (P2 + r * (P3 + r * (P4 + r * P5))));
-    (p, t.to_bits())
-}
-
-/// e^x in f32 with relative error at most [`EXP_MAX_REL_ERROR`] (see the module docs).
-#[inline]
-pub fn exp(x: f32) -> f32 {
-    if x < MIN_ARG {
-        return 0.0;
-    }
-    if x > MAX_ARG {
-        return f32::INFINITY;
-    }
-    if x.is_nan() {
-        return x;
-    }
-    let (p, t_bits) = reduce(x);
-    // n is in [-126, 128]; build 2^n in two halves so n = 128 stays finite.
-    let n = t_bits.wrapping_sub(SHIFTER.to_bits()) as i32;
-    let half = n >> 1;
-    let s1 = f32::from_bits(((half + 127) as u32) << 23);
-    let s2 = f32::from_bits(((n - half + 127) as u32) << 23);
-    p * s1 * s2
-}
 
 // Minimax coefficients of 2^f on [-1/2, 1/2] with the constant term 1 exactly
 // (used for 2^-f with alternating signs)
@@ -205,34 +143,25 @@ pub fn sqrt(v: f32) -> f32 {
 mod tests {
     use super::*;
 
-    fn rel_err(x: f32) -> f64 {
-        let want = (x as f64).exp();
-        let got = exp(x) as f64;
-        ((got - want) / want).abs()
+    /// The larger of two error measures, NaN as soon as either is NaN
+    /// (`f64::max` would drop a NaN and let a broken result pass).
+    fn worse(a: f64, b: f64) -> f64 {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
     }
 
+    /// Under Miri (an interpreter, about 10^5 times slower) the sweeps below
+    /// visit every `MIRI_STRIDE`-th of their points: the same code on a sample.
+    const MIRI_STRIDE: u32 = if cfg!(miri) { 4099 } else { 1 };
+
     #[test]
-    fn relative_error_is_within_the_stated_bound_over_the_normal_range() {
-        let mut worst = 0.0f64;
-        let mut bits = (-87.3f32).to_bits();
-        // Walk negative floats from -87.3 up to -0.0 (decreasing magnitude).
-        while bits > 0x8000_0000 {
-            worst = worst.max(rel_err(f32::from_bits(bits)));
-            bits = bits.saturating_sub(64).max(0x8000_0000);
-        }
-        let mut bits = 0u32;
-        while f32::from_bits(bits) < 88.7 {
-            worst = worst.max(rel_err(f32::from_bits(bits)));
-            bits += 64;
-        }
-        // Dense sweep of one reduced interval and around the reduction boundaries.
-        for i in -200_000..=200_000 {
-            worst = worst.max(rel_err(i as f32 * 4.0e-6));
-        }
-        assert!(
-            worst <= EXP_MAX_REL_ERROR as f64,
-            "worst relative error {worst:e}"
-        );
+    fn error_fold_keeps_nan() {
+        assert!(worse(0.0, f64::NAN).is_nan());
+        assert!(worse(f64::NAN, 1.0).is_nan());
+        assert_eq!(worse(1.0, 2.0), 2.0);
     }
 
     #[test]
@@ -243,13 +172,13 @@ mod tests {
         while f32::from_bits(bits) < 124.4 {
             let w = f32::from_bits(bits);
             let want = (-(w as f64)).exp2();
-            worst = worst.max(((exp2_neg(w) as f64 - want) / want).abs());
-            bits += 61;
+            worst = worse(worst, ((exp2_neg(w) as f64 - want) / want).abs());
+            bits += 61 * MIRI_STRIDE;
         }
-        for i in 0..=600_000 {
+        for i in (0..=600_000).step_by(MIRI_STRIDE as usize) {
             let w = i as f32 * 3.0e-6;
             let want = (-(w as f64)).exp2();
-            worst = worst.max(((exp2_neg(w) as f64 - want) / want).abs());
+            worst = worse(worst, ((exp2_neg(w) as f64 - want) / want).abs());
         }
         assert!(
             worst <= EXP_NEG_MAX_REL_ERROR.0 as f64,
@@ -274,8 +203,8 @@ mod tests {
                 "exp_neg({t}): {} vs {want}",
                 exp_neg(t)
             );
-            worst_abs = worst_abs.max(err);
-            bits += 61;
+            worst_abs = worse(worst_abs, err);
+            bits += 61 * MIRI_STRIDE;
         }
         assert!(
             worst_abs < 3e-7,
@@ -284,27 +213,14 @@ mod tests {
     }
 
     #[test]
-    fn edges_flush_overflow_and_propagate_nan() {
-        assert_eq!(exp(-88.0), 0.0);
-        assert_eq!(exp(-1.0e30), 0.0);
-        assert_eq!(exp(0.0), 1.0);
-        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
-        assert_eq!(exp(89.0), f32::INFINITY);
-        assert_eq!(exp(f32::INFINITY), f32::INFINITY);
-        assert!(exp(f32::NAN).is_nan());
-        assert!(exp(MIN_ARG) >= f32::MIN_POSITIVE);
-        assert!(exp(MAX_ARG).is_finite());
-    }
-
-    #[test]
     fn tanh_is_within_its_absolute_error_bound() {
         let mut worst = 0.0f64;
-        for i in -400_000..=400_000 {
+        for i in (-400_000..=400_000).step_by(MIRI_STRIDE as usize) {
             let t = i as f32 * 3.0e-5;
-            worst = worst.max((tanh(t) as f64 - (t as f64).tanh()).abs());
+            worst = worse(worst, (tanh(t) as f64 - (t as f64).tanh()).abs());
         }
         for &t in &[9.5f32, -20.0, 1e30, -1e30, f32::INFINITY] {
-            worst = worst.max((tanh(t) as f64 - (t as f64).tanh()).abs());
+            worst = worse(worst, (tanh(t) as f64 - (t as f64).tanh()).abs());
         }
         assert!(
             worst <= TANH_MAX_ABS_ERROR as f64,
@@ -326,7 +242,7 @@ mod tests {
         assert!((exp_neg(-1e-7) - 1.0).abs() < 2e-7);
         assert_eq!(exp_neg(-1e3), 1.0);
         assert_eq!(exp_neg(-1e30), 1.0);
-        assert!((exp_neg(2.0) - exp(-2.0)).abs() < 1e-7);
+        assert!((exp_neg(2.0) as f64 - (-2.0f64).exp()).abs() < 1e-7);
         assert_eq!(exp_neg(0.0), 1.0);
         assert_eq!(exp_neg(86.5), 0.0);
         assert_eq!(exp_neg(88.0), 0.0);

@@ -25,10 +25,10 @@
 
 use crate::crc32::crc32;
 use crate::error::Error;
-use crate::kernel::{check_params, Kernel, KernelId};
-use crate::model::{check_consistency, check_dims, ModelRef};
-use crate::project::{to_usize, Job, Section, LOADED};
-use core::marker::PhantomData;
+use crate::kernel::check_params;
+use crate::model::{
+    check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
+};
 
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
@@ -86,40 +86,174 @@ fn take<'a>(rest: &mut &'a [f32], n: usize) -> Result<&'a [f32], Error> {
     Ok(head)
 }
 
+/// The fixed header of a blob (the first [`HEADER_LEN`] bytes), field by field.
+/// [`Header::parse`] reads and checks it, [`Header::write_to`] writes it; the
+/// loader, the writer, `kpca inspect` and the fuzz targets all go through it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Header {
+    /// Format version (offset 4).
+    pub version: u16,
+    /// Byte-order mark (offset 6), [`BYTE_ORDER_MARK`] when valid.
+    pub byte_order_mark: u16,
+    /// Header length in bytes (offset 8), [`HEADER_LEN`] when valid.
+    pub header_len: u16,
+    /// Kernel id (offset 10).
+    pub kernel: u16,
+    /// Flags (offset 12): [`FLAG_STANDARDIZED`], other bits 0.
+    pub flags: u32,
+    /// Input dimension d (offset 16).
+    pub dim: u32,
+    /// Stored points m (offset 20).
+    pub n_points: u32,
+    /// Components k (offset 24).
+    pub n_components: u32,
+    /// Polynomial degree (offset 28).
+    pub degree: u32,
+    /// Kernel gamma (offset 32).
+    pub gamma: f32,
+    /// Kernel coef0 (offset 36).
+    pub coef0: f32,
+    /// Anomaly threshold, 0 when unset (offset 40).
+    pub threshold: f32,
+    /// Centring constant s of the score (offset 44).
+    pub s: f32,
+    /// Total blob length in bytes, CRC included (offset 48).
+    pub total_len: u32,
+    /// The reserved words (offset 52), 0 when valid.
+    pub reserved: [u32; 3],
+}
+
+impl Header {
+    /// Reads the header fields of `bytes` without checking their values (for
+    /// tools that describe a damaged blob); `None` when `bytes` is shorter than
+    /// the header or does not start with [`MAGIC`].
+    #[inline]
+    pub fn read(bytes: &[u8]) -> Option<Header> {
+        let head: &[u8; HEADER_LEN] = bytes.first_chunk()?;
+        let mut w = [0u32; HEADER_LEN / 4];
+        for (v, c) in w.iter_mut().zip(head.chunks_exact(4)) {
+            *v = u32::from_le_bytes(c.try_into().unwrap_or([0; 4]));
+        }
+        if w[0] != u32::from_le_bytes(MAGIC) {
+            return None;
+        }
+        let lo = |v: u32| (v & 0xFFFF) as u16;
+        let hi = |v: u32| (v >> 16) as u16;
+        Some(Header {
+            version: lo(w[1]),
+            byte_order_mark: hi(w[1]),
+            header_len: lo(w[2]),
+            kernel: hi(w[2]),
+            flags: w[3],
+            dim: w[4],
+            n_points: w[5],
+            n_components: w[6],
+            degree: w[7],
+            gamma: f32::from_bits(w[8]),
+            coef0: f32::from_bits(w[9]),
+            threshold: f32::from_bits(w[10]),
+            s: f32::from_bits(w[11]),
+            total_len: w[12],
+            reserved: [w[13], w[14], w[15]],
+        })
+    }
+
+    /// Reads the header of a blob and checks what the header alone decides,
+    /// in this order: the magic ([`Error::BadMagic`]; [`Error::Truncated`]
+    /// under 4 bytes), room for the header and the CRC ([`Error::Truncated`]),
+    /// the version ([`Error::UnsupportedVersion`]), the byte order
+    /// ([`Error::ByteOrder`], also on big-endian targets), and the header
+    /// length, flags and reserved words ([`Error::BadHeader`]).
+    #[inline]
+    pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
+        if bytes.get(..4).ok_or(Error::Truncated)? != MAGIC {
+            return Err(Error::BadMagic);
+        }
+        if bytes.len() < HEADER_LEN + CRC_LEN {
+            return Err(Error::Truncated);
+        }
+        let h = Header::read(bytes).ok_or(Error::Truncated)?;
+        if h.version != FORMAT_VERSION {
+            return Err(Error::UnsupportedVersion);
+        }
+        if h.byte_order_mark != BYTE_ORDER_MARK || cfg!(target_endian = "big") {
+            return Err(Error::ByteOrder);
+        }
+        if usize::from(h.header_len) != HEADER_LEN
+            || h.flags & !FLAG_STANDARDIZED != 0
+            || (h.reserved[0] | h.reserved[1] | h.reserved[2]) != 0
+        {
+            return Err(Error::BadHeader);
+        }
+        Ok(h)
+    }
+
+    /// The header of a model's blob.
+    pub fn of(model: &ModelRef<'_>) -> Header {
+        let raw = model.as_raw();
+        Header {
+            version: FORMAT_VERSION,
+            byte_order_mark: BYTE_ORDER_MARK,
+            header_len: HEADER_LEN as u16,
+            kernel: raw.kernel as u16,
+            flags: if model.is_standardized() {
+                FLAG_STANDARDIZED
+            } else {
+                0
+            },
+            dim: raw.dim,
+            n_points: raw.n_points,
+            n_components: raw.n_components,
+            degree: raw.degree,
+            gamma: raw.gamma,
+            coef0: raw.coef0,
+            threshold: raw.threshold,
+            s: raw.s,
+            total_len: to_u32(model.blob_len()),
+            reserved: [0; 3],
+        }
+    }
+
+    /// Whether the flags say the inputs are standardised.
+    pub fn is_standardized(&self) -> bool {
+        self.flags & FLAG_STANDARDIZED != 0
+    }
+
+    /// Writes the header (magic included) into its first [`HEADER_LEN`] bytes.
+    pub fn write_to(&self, out: &mut [u8; HEADER_LEN]) {
+        let words = [
+            u32::from_le_bytes(MAGIC),
+            u32::from(self.version) | u32::from(self.byte_order_mark) << 16,
+            u32::from(self.header_len) | u32::from(self.kernel) << 16,
+            self.flags,
+            self.dim,
+            self.n_points,
+            self.n_components,
+            self.degree,
+            self.gamma.to_bits(),
+            self.coef0.to_bits(),
+            self.threshold.to_bits(),
+            self.s.to_bits(),
+            self.total_len,
+            self.reserved[0],
+            self.reserved[1],
+            self.reserved[2],
+        ];
+        for (c, w) in out.chunks_exact_mut(4).zip(words) {
+            c.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
 /// Reads a model blob in place and validates it completely (the one loader of
-/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): header, length,
-/// CRC-32, dimensions, kernel, then every number finite (one pass over the
-/// sections, which are contiguous), 1/std > 0, threshold >= 0 and the stored
-/// norms. Returns the model as a [`Job`] (the layout of the C `kpca_model`).
+/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
+/// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
+/// number finite (one pass over the sections, which are contiguous), 1/std >
+/// 0, threshold >= 0 and the stored norms.
 #[inline]
-pub fn load(bytes: &[u8]) -> Result<Job<'_>, Error> {
-    let magic = bytes.get(..4).ok_or(Error::Truncated)?;
-    if magic != MAGIC {
-        return Err(Error::BadMagic);
-    }
-    let header: &[u8; HEADER_LEN] = bytes.first_chunk().ok_or(Error::Truncated)?;
-    if bytes.len() < HEADER_LEN + CRC_LEN {
-        return Err(Error::Truncated);
-    }
-    let mut words = [0u32; HEADER_LEN / 4];
-    for (w, c) in words.iter_mut().zip(header.chunks_exact(4)) {
-        *w = u32::from_le_bytes(c.try_into().unwrap_or([0; 4]));
-    }
-    let [_, version_bom, hlen_kernel, flags, dim, n_points, n_components, degree, gamma, coef0, threshold, s, total, r0, r1, r2] =
-        words;
-    if version_bom & 0xFFFF != u32::from(FORMAT_VERSION) {
-        return Err(Error::UnsupportedVersion);
-    }
-    if version_bom >> 16 != u32::from(BYTE_ORDER_MARK) || cfg!(target_endian = "big") {
-        return Err(Error::ByteOrder);
-    }
-    if hlen_kernel & 0xFFFF != HEADER_LEN as u32
-        || flags & !FLAG_STANDARDIZED != 0
-        || (r0 | r1 | r2) != 0
-    {
-        return Err(Error::BadHeader);
-    }
-    let total = to_usize(total);
+fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
+    let h = Header::parse(bytes)?;
+    let total = to_usize(h.total_len);
     if total > bytes.len() {
         return Err(Error::Truncated);
     }
@@ -132,18 +266,20 @@ pub fn load(bytes: &[u8]) -> Result<Job<'_>, Error> {
     if crc32(body) != u32::from_le_bytes(*crc) {
         return Err(Error::CrcMismatch);
     }
-    let (d, m, k) = (to_usize(dim), to_usize(n_points), to_usize(n_components));
+    let (d, m, k) = (
+        to_usize(h.dim),
+        to_usize(h.n_points),
+        to_usize(h.n_components),
+    );
     check_dims(d, m, k)?;
-    let kernel = hlen_kernel >> 16;
-    let (gamma, degree, coef0) =
-        check_params(kernel, f32::from_bits(gamma), degree, f32::from_bits(coef0))?;
-    let standardized = flags & FLAG_STANDARDIZED != 0;
+    let kernel = u32::from(h.kernel);
+    let (gamma, degree, coef0) = check_params(kernel, h.gamma, h.degree, h.coef0)?;
+    let standardized = h.is_standardized();
     if blob_len_for(d, m, k, standardized) != Some(total) {
         return Err(Error::LengthMismatch);
     }
     let mut rest = as_f32s(body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
-    let (threshold, s) = (f32::from_bits(threshold), f32::from_bits(s));
-    if !(rest.iter().all(|v| v.is_finite()) && s.is_finite() && threshold.is_finite()) {
+    if !(rest.iter().all(|v| v.is_finite()) && h.s.is_finite() && h.threshold.is_finite()) {
         return Err(Error::NonFiniteModel);
     }
     let (mean, inv_std) = if standardized {
@@ -156,35 +292,37 @@ pub fn load(bytes: &[u8]) -> Result<Job<'_>, Error> {
     let a = take(&mut rest, m.saturating_mul(k))?;
     let b = take(&mut rest, k)?;
     let c = take(&mut rest, m)?;
-    check_consistency(inv_std, threshold, points, norms, d)?;
-    let ptr = |s: &[f32]| {
+    check_consistency(inv_std, h.threshold, points, norms, d)?;
+    let std_ptr = |s: &[f32]| {
         if standardized {
             s.as_ptr()
         } else {
             core::ptr::null()
         }
     };
-    Ok(Job {
-        magic: LOADED,
+    // Every section was split off the body with its exact length, the sizes
+    // and kernel were checked and every number is finite and consistent: the
+    // invariant of `ModelRef` holds for the lifetime of `bytes`.
+    Ok(ModelRef::from_validated_raw(RawModel {
+        magic: LOADED_MAGIC,
         kernel,
-        dim,
-        n_points,
-        n_components,
+        dim: h.dim,
+        n_points: h.n_points,
+        n_components: h.n_components,
         degree,
         gamma,
         coef0,
-        threshold,
-        s,
-        mean: ptr(mean),
-        inv_std: ptr(inv_std),
+        threshold: h.threshold,
+        s: h.s,
+        mean: std_ptr(mean),
+        inv_std: std_ptr(inv_std),
         points: points.as_ptr(),
-        norms: norms.as_ptr(),
+        point_sq_norms: norms.as_ptr(),
         a: a.as_ptr(),
         b: b.as_ptr(),
         c: c.as_ptr(),
         eigenvalues: rest.as_ptr(),
-        _model: PhantomData,
-    })
+    }))
 }
 
 impl<'a> ModelRef<'a> {
@@ -192,81 +330,44 @@ impl<'a> ModelRef<'a> {
     /// length, CRC-32, dimensions, kernel, finiteness and consistency. `bytes`
     /// must be exactly the blob, starting at a 4-byte-aligned address.
     pub fn from_bytes(bytes: &'a [u8]) -> Result<ModelRef<'a>, Error> {
-        let job = load(bytes)?;
-        let id = u16::try_from(job.kernel).map_err(|_| Error::UnknownKernel)?;
-        let kernel = Kernel::from_parts(KernelId::try_from(id)?, job.gamma, job.degree, job.coef0)?;
-        let (dim, n_points, n_components) = job.dims();
-        Ok(ModelRef {
-            kernel,
-            dim,
-            n_points,
-            n_components,
-            mean: job.section(Section::Mean),
-            inv_std: job.section(Section::InvStd),
-            points: job.section(Section::Points),
-            point_sq_norms: job.section(Section::Norms),
-            a: job.section(Section::A),
-            b: job.section(Section::B),
-            c: job.section(Section::C),
-            s: job.s,
-            eigenvalues: job.section(Section::Eigenvalues),
-            threshold: job.threshold,
-        })
+        load(bytes)
     }
 
     /// Length in bytes of this model's blob.
     pub fn blob_len(&self) -> usize {
         // Cannot overflow: the dimensions were checked against their maxima.
-        blob_len_for(
-            self.dim,
-            self.n_points,
-            self.n_components,
-            self.is_standardized(),
-        )
-        .unwrap_or(usize::MAX)
+        let (d, m, k) = self.dims();
+        blob_len_for(d, m, k, self.is_standardized()).unwrap_or(usize::MAX)
     }
 
     /// Serialises the model into `buf` (at least [`ModelRef::blob_len`] bytes) and
     /// returns the number of bytes written. Works without `std`.
     pub fn write_to(&self, buf: &mut [u8]) -> Result<usize, Error> {
         let total = self.blob_len();
-        let total_u32 = u32::try_from(total).map_err(|_| Error::DimensionTooLarge)?;
+        u32::try_from(total).map_err(|_| Error::DimensionTooLarge)?;
         let out = buf.get_mut(..total).ok_or(Error::BufferTooSmall)?;
-        let mut w = Writer { buf: out, at: 0 };
-        let (gamma, degree, coef0) = self.kernel.params();
-        let as_u32 = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        w.bytes(&MAGIC);
-        w.u16(FORMAT_VERSION);
-        w.u16(BYTE_ORDER_MARK);
-        w.u16(HEADER_LEN as u16);
-        w.u16(self.kernel.id() as u16);
-        w.u32(if self.is_standardized() {
-            FLAG_STANDARDIZED
-        } else {
-            0
-        });
-        w.u32(as_u32(self.dim));
-        w.u32(as_u32(self.n_points));
-        w.u32(as_u32(self.n_components));
-        w.u32(degree);
-        w.f32s(&[gamma, coef0, self.threshold, self.s]);
-        w.u32(total_u32);
-        w.bytes(&[0; 12]);
+        let (head, body) = out
+            .split_first_chunk_mut::<HEADER_LEN>()
+            .ok_or(Error::BufferTooSmall)?;
+        Header::of(self).write_to(head);
+        let mut w = Writer { buf: body, at: 0 };
         for section in [
-            self.mean,
-            self.inv_std,
-            self.points,
-            self.point_sq_norms,
-            self.a,
-            self.b,
-            self.c,
-            self.eigenvalues,
+            Section::Mean,
+            Section::InvStd,
+            Section::Points,
+            Section::Norms,
+            Section::A,
+            Section::B,
+            Section::C,
+            Section::Eigenvalues,
         ] {
-            w.f32s(section);
+            w.f32s(self.section(section));
         }
-        let crc = crc32(w.buf.get(..w.at).unwrap_or(&[]));
-        w.u32(crc);
-        Ok(w.at)
+        let crc = crc32(out.get(..total - CRC_LEN).unwrap_or(&[]));
+        if let Some(dst) = out.get_mut(total - CRC_LEN..) {
+            dst.copy_from_slice(&crc.to_le_bytes());
+        }
+        Ok(total)
     }
 }
 
@@ -282,12 +383,6 @@ impl Writer<'_> {
             dst.copy_from_slice(src);
         }
         self.at += src.len();
-    }
-    fn u16(&mut self, v: u16) {
-        self.bytes(&v.to_le_bytes());
-    }
-    fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_le_bytes());
     }
     fn f32s(&mut self, values: &[f32]) {
         for v in values {

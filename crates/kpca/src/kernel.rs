@@ -9,7 +9,8 @@
 //! | 4 | sigmoid | tanh(gamma x'z + coef0) (not positive definite) |
 //! | 5 | cosine | x'z / (‖x‖ ‖z‖), 0 when either norm is 0 |
 //!
-//! On the device everything is f32, through [`crate::fastmath::exp`] and `libm`.
+//! On the device everything is f32, through [`crate::fastmath`] and `libm`; the
+//! kernel values themselves are computed inside the projection (one code path).
 
 use crate::error::Error;
 
@@ -149,32 +150,20 @@ impl Kernel {
         }
     }
 
-    /// k(x, z) for two plain slices of equal length (reference path, used by tests
-    /// and by on-device model building; the projection uses its own fused loops).
-    /// Extra elements of the longer slice are ignored.
-    pub fn eval(&self, x: &[f32], z: &[f32]) -> f32 {
-        let dot = || x.iter().zip(z).map(|(a, b)| a * b).sum::<f32>();
-        match *self {
-            Kernel::Linear => dot(),
-            Kernel::Polynomial {
+    /// The kernel of stored fields that [`check_params`] accepted (an
+    /// unknown id, which a validated model cannot hold, reads as linear).
+    pub(crate) fn from_stored(id: u32, gamma: f32, degree: u32, coef0: f32) -> Kernel {
+        match id {
+            1 => Kernel::Polynomial {
                 gamma,
                 degree,
                 coef0,
-            } => powi(gamma * dot() + coef0, degree),
-            Kernel::Rbf { gamma } => {
-                let d2: f32 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
-                crate::fastmath::exp(-gamma * d2)
-            }
-            Kernel::Laplacian { gamma } => {
-                let d1: f32 = x.iter().zip(z).map(|(a, b)| libm::fabsf(a - b)).sum();
-                crate::fastmath::exp(-gamma * d1)
-            }
-            Kernel::Sigmoid { gamma, coef0 } => crate::fastmath::tanh(gamma * dot() + coef0),
-            Kernel::Cosine => {
-                let nx: f32 = x.iter().map(|a| a * a).sum();
-                let nz: f32 = z.iter().map(|a| a * a).sum();
-                cosine(dot(), nx, nz)
-            }
+            },
+            2 => Kernel::Rbf { gamma },
+            3 => Kernel::Laplacian { gamma },
+            4 => Kernel::Sigmoid { gamma, coef0 },
+            5 => Kernel::Cosine,
+            _ => Kernel::Linear,
         }
     }
 }
@@ -263,6 +252,30 @@ mod tests {
         }
     }
 
+    /// k(x, z) as the device computes it: the projection of x through a
+    /// one-point model whose only stored point is z, with A = 1 and b = 0.
+    fn device_kernel(kernel: Kernel, x: &[f32], z: &[f32]) -> f32 {
+        let norm = [z.iter().map(|v| v * v).sum::<f32>()];
+        let view = crate::ModelRef::from_parts(crate::ModelParts {
+            kernel,
+            dim: z.len(),
+            n_components: 1,
+            standardize: None,
+            points: z,
+            point_sq_norms: &norm,
+            a: &[1.0],
+            b: &[0.0],
+            c: &[0.0],
+            s: 0.0,
+            eigenvalues: &[1.0],
+            threshold: 0.0,
+        })
+        .unwrap();
+        let mut y = [0.0f32];
+        view.project(x, &mut y).unwrap();
+        y[0]
+    }
+
     #[test]
     fn f32_kernels_match_f64_definitions() {
         const KERNEL_REL_TOL: f64 = 2e-6;
@@ -287,7 +300,7 @@ mod tests {
         let z64: std::vec::Vec<f64> = z.iter().map(|&v| v as f64).collect();
         for k in kernels {
             k.validate().unwrap();
-            let got = k.eval(&x, &z) as f64;
+            let got = device_kernel(k, &x, &z) as f64;
             let want = f64_kernel(&k, &x64, &z64);
             assert!(
                 (got - want).abs() <= KERNEL_REL_TOL * want.abs().max(1.0),

@@ -45,10 +45,12 @@ pub mod format;
 pub mod kernel;
 pub mod model;
 pub mod owned;
-#[doc(hidden)]
-pub mod project;
+mod project;
 
 pub use error::Error;
+pub use format::Header;
 pub use kernel::{Kernel, KernelId};
-pub use model::{ModelParts, ModelRef, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
+pub use model::{
+    ModelParts, ModelRef, RawModel, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS,
+};
 pub use owned::OwnedModel;

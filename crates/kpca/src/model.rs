@@ -1,7 +1,8 @@
 //! The borrowed model view every projection runs on.
 
 use crate::error::Error;
-use crate::kernel::Kernel;
+use crate::kernel::{Kernel, KernelId};
+use core::marker::PhantomData;
 
 pub use crate::kernel::MAX_DEGREE;
 
@@ -50,27 +51,122 @@ pub struct ModelParts<'a> {
     pub threshold: f32,
 }
 
+/// Value of [`RawModel::magic`] in a loaded model ("KPCA" read as a
+/// little-endian u32 is a different value, so a blob is never mistaken for one).
+pub const LOADED_MAGIC: u32 = 0x4B50_4341;
+
+/// The C layout of a loaded model (the `kpca_model` of `include/kpca.h`):
+/// sizes, kernel parameters and pointers to the sections. A plain record with
+/// no invariant of its own; [`ModelRef`] wraps one that has been validated.
+///
+/// Matrices are row-major; `mean` and `inv_std` are NULL when inputs are not
+/// standardised.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct RawModel {
+    /// [`LOADED_MAGIC`] once validated; anything else means "not loaded".
+    pub magic: u32,
+    /// Kernel id ([`KernelId`](crate::KernelId) as u32).
+    pub kernel: u32,
+    /// Input dimension d.
+    pub dim: u32,
+    /// Stored points m.
+    pub n_points: u32,
+    /// Components k.
+    pub n_components: u32,
+    /// Polynomial degree (0 for the other kernels).
+    pub degree: u32,
+    /// Kernel gamma (0 where unused).
+    pub gamma: f32,
+    /// Kernel coef0 (0 where unused).
+    pub coef0: f32,
+    /// Anomaly threshold, 0 when unset.
+    pub threshold: f32,
+    /// Centring constant s of the anomaly score.
+    pub s: f32,
+    /// Per-feature mean (d), or NULL.
+    pub mean: *const f32,
+    /// Per-feature 1/std (d), or NULL.
+    pub inv_std: *const f32,
+    /// Stored points, m x d.
+    pub points: *const f32,
+    /// ‖z_i‖² of each stored point, m.
+    pub point_sq_norms: *const f32,
+    /// Projection matrix A, m x k.
+    pub a: *const f32,
+    /// Projection offset b, k.
+    pub b: *const f32,
+    /// Centring weights c, m.
+    pub c: *const f32,
+    /// Eigenvalues, k.
+    pub eigenvalues: *const f32,
+}
+
 /// A validated, borrowed kernel PCA model: the one thing projections run on.
 ///
 /// Build it with [`ModelRef::from_bytes`] (a blob, zero-copy),
 /// [`ModelRef::from_parts`] (slices) or [`crate::OwnedModel::as_model_ref`].
-/// Validation happens once, there; the per-vector path only checks its inputs.
-#[derive(Clone, Copy, Debug)]
+/// Validation happens once, there, and the type carries its result: the
+/// per-vector path only checks its inputs, never the model again.
+///
+/// Invariant (established by every constructor): for `'a`, `points` is valid
+/// for m·d reads, `point_sq_norms` and `c` for m, `a` for m·k, `b` and
+/// `eigenvalues` for k, and `mean`, `inv_std` are both NULL or both valid for
+/// d; 1 <= d <= [`MAX_DIM`], 1 <= m <= [`MAX_POINTS`], 1 <= k <=
+/// [`MAX_COMPONENTS`]; `kernel` is a [`KernelId`](crate::KernelId) with valid
+/// parameters; every number is finite and the model is consistent (see
+/// [`ModelRef::from_parts`]).
+#[repr(transparent)]
+#[derive(Clone, Copy)]
 pub struct ModelRef<'a> {
-    pub(crate) kernel: Kernel,
-    pub(crate) dim: usize,
-    pub(crate) n_points: usize,
-    pub(crate) n_components: usize,
-    pub(crate) mean: &'a [f32],
-    pub(crate) inv_std: &'a [f32],
-    pub(crate) points: &'a [f32],
-    pub(crate) point_sq_norms: &'a [f32],
-    pub(crate) a: &'a [f32],
-    pub(crate) b: &'a [f32],
-    pub(crate) c: &'a [f32],
-    pub(crate) s: f32,
-    pub(crate) eigenvalues: &'a [f32],
-    pub(crate) threshold: f32,
+    pub(crate) raw: RawModel,
+    _data: PhantomData<&'a [f32]>,
+}
+
+// SAFETY: a `ModelRef<'a>` is, by its invariant, a set of shared `&'a [f32]`
+// borrows (read only, never written through), which are Send and Sync.
+#[allow(unsafe_code)]
+unsafe impl Send for ModelRef<'_> {}
+// SAFETY: as for Send: only shared reads through the pointers.
+#[allow(unsafe_code)]
+unsafe impl Sync for ModelRef<'_> {}
+
+impl core::fmt::Debug for ModelRef<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ModelRef")
+            .field("kernel", &self.kernel())
+            .field("dim", &self.dim())
+            .field("n_points", &self.n_points())
+            .field("n_components", &self.n_components())
+            .field("standardized", &self.is_standardized())
+            .field("threshold", &self.raw.threshold)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The sections of a model.
+#[derive(Clone, Copy)]
+pub(crate) enum Section {
+    Points,
+    Norms,
+    A,
+    B,
+    C,
+    Eigenvalues,
+    Mean,
+    InvStd,
+}
+
+/// u32 to usize (lossless on the 32- and 64-bit targets this crate supports).
+#[inline(always)]
+pub(crate) fn to_usize(v: u32) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+/// usize to u32, saturating (sizes are checked against maxima far below u32::MAX).
+#[inline(always)]
+pub(crate) fn to_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
 }
 
 fn all_finite(values: &[f32]) -> bool {
@@ -163,72 +259,190 @@ impl<'a> ModelRef<'a> {
             parts.point_sq_norms,
             d,
         )?;
-        Ok(ModelRef {
-            kernel: parts.kernel,
-            dim: d,
-            n_points: m,
-            n_components: k,
-            mean,
-            inv_std,
-            points: parts.points,
-            point_sq_norms: parts.point_sq_norms,
-            a: parts.a,
-            b: parts.b,
-            c: parts.c,
-            s: parts.s,
-            eigenvalues: parts.eigenvalues,
-            threshold: parts.threshold,
-        })
+        Ok(ModelRef::from_checked_parts(&parts, m))
+    }
+
+    /// The view of parts that passed the checks of [`ModelRef::from_parts`]
+    /// (or, for [`crate::OwnedModel`], its setters'), with m stored points.
+    pub(crate) fn from_checked_parts(parts: &ModelParts<'a>, m: usize) -> ModelRef<'a> {
+        let (gamma, degree, coef0) = parts.kernel.params();
+        let (mean, inv_std) = match parts.standardize {
+            Some((mean, inv_std)) => (mean.as_ptr(), inv_std.as_ptr()),
+            None => (core::ptr::null(), core::ptr::null()),
+        };
+        ModelRef {
+            raw: RawModel {
+                magic: LOADED_MAGIC,
+                kernel: parts.kernel.id() as u32,
+                dim: to_u32(parts.dim),
+                n_points: to_u32(m),
+                n_components: to_u32(parts.n_components),
+                degree,
+                gamma,
+                coef0,
+                threshold: parts.threshold,
+                s: parts.s,
+                mean,
+                inv_std,
+                points: parts.points.as_ptr(),
+                point_sq_norms: parts.point_sq_norms.as_ptr(),
+                a: parts.a.as_ptr(),
+                b: parts.b.as_ptr(),
+                c: parts.c.as_ptr(),
+                eigenvalues: parts.eigenvalues.as_ptr(),
+            },
+            _data: PhantomData,
+        }
+    }
+
+    /// The view of a record whose data the loader has validated completely
+    /// (the invariant of `ModelRef` holds for `'a`; see `format::load`).
+    pub(crate) fn from_validated_raw(raw: RawModel) -> ModelRef<'a> {
+        ModelRef {
+            raw,
+            _data: PhantomData,
+        }
+    }
+
+    /// The cheap checks of a record in caller memory.
+    fn check_loaded(raw: &RawModel) -> Result<(), Error> {
+        if raw.magic != LOADED_MAGIC {
+            return Err(Error::ModelNotLoaded);
+        }
+        let (d, m, k) = (
+            to_usize(raw.dim),
+            to_usize(raw.n_points),
+            to_usize(raw.n_components),
+        );
+        if check_dims(d, m, k).is_err() {
+            return Err(Error::ModelNotLoaded);
+        }
+        if raw.kernel > KernelId::Cosine as u32 {
+            return Err(Error::UnknownKernel);
+        }
+        Ok(())
+    }
+
+    /// The record of this view, in the layout of the C `kpca_model`.
+    pub fn as_raw(&self) -> &RawModel {
+        &self.raw
+    }
+
+    /// The view of a record that [`ModelRef::as_raw`] gave (copied as is, for
+    /// example into a C `kpca_model`), after the cheap checks: the marker
+    /// ([`Error::ModelNotLoaded`]), the sizes and the kernel id
+    /// ([`Error::UnknownKernel`]). Nothing else is re-read.
+    ///
+    /// # Safety
+    /// `raw` must be an unmodified copy of the [`ModelRef::as_raw`] of a
+    /// `ModelRef<'r>` or longer-lived view (or a record that fails the checks):
+    /// the storage its pointers point into must still be valid and unchanged
+    /// for `'r`.
+    #[allow(unsafe_code)]
+    pub unsafe fn from_raw<'r>(raw: &'r RawModel) -> Result<&'r ModelRef<'r>, Error> {
+        Self::check_loaded(raw)?;
+        // SAFETY: `ModelRef` is `repr(transparent)` over `RawModel` (its other
+        // field is a zero-sized marker), so the cast keeps layout and
+        // alignment; the caller guarantees the invariant of `ModelRef` for 'r.
+        Ok(unsafe { &*(raw as *const RawModel).cast::<ModelRef<'r>>() })
+    }
+
+    /// (d, m, k).
+    #[inline(always)]
+    pub(crate) fn dims(&self) -> (usize, usize, usize) {
+        (
+            to_usize(self.raw.dim),
+            to_usize(self.raw.n_points),
+            to_usize(self.raw.n_components),
+        )
+    }
+
+    /// A section as a slice (empty for the standardisation of a model
+    /// without one).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn section(&self, which: Section) -> &'a [f32] {
+        let (d, m, k) = self.dims();
+        let r = &self.raw;
+        let (p, len) = match which {
+            Section::Points => (r.points, m * d),
+            Section::Norms => (r.point_sq_norms, m),
+            Section::A => (r.a, m * k),
+            Section::B => (r.b, k),
+            Section::C => (r.c, m),
+            Section::Eigenvalues => (r.eigenvalues, k),
+            Section::Mean if !r.mean.is_null() => (r.mean, d),
+            Section::InvStd if !r.mean.is_null() => (r.inv_std, d),
+            Section::Mean | Section::InvStd => (
+                core::ptr::NonNull::<f32>::dangling().as_ptr().cast_const(),
+                0,
+            ),
+        };
+        // SAFETY: by the invariant of `ModelRef`, `p` is non-NULL, aligned and
+        // valid for `len` reads for 'a (m·d and m·k are within the maxima, so
+        // they do not overflow); the dangling pointer is aligned and non-NULL,
+        // valid for 0 reads.
+        unsafe { core::slice::from_raw_parts(p, len) }
     }
 
     /// The parts this view was built from (for serialising or copying).
     pub fn parts(&self) -> ModelParts<'a> {
         ModelParts {
-            kernel: self.kernel,
-            dim: self.dim,
-            n_components: self.n_components,
-            standardize: if self.mean.is_empty() {
-                None
-            } else {
-                Some((self.mean, self.inv_std))
-            },
-            points: self.points,
-            point_sq_norms: self.point_sq_norms,
-            a: self.a,
-            b: self.b,
-            c: self.c,
-            s: self.s,
-            eigenvalues: self.eigenvalues,
-            threshold: self.threshold,
+            kernel: self.kernel(),
+            dim: self.dim(),
+            n_components: self.n_components(),
+            standardize: self.standardization(),
+            points: self.section(Section::Points),
+            point_sq_norms: self.section(Section::Norms),
+            a: self.section(Section::A),
+            b: self.section(Section::B),
+            c: self.section(Section::C),
+            s: self.raw.s,
+            eigenvalues: self.section(Section::Eigenvalues),
+            threshold: self.raw.threshold,
         }
     }
 
     /// Kernel and parameters.
     pub fn kernel(&self) -> Kernel {
-        self.kernel
+        Kernel::from_stored(
+            self.raw.kernel,
+            self.raw.gamma,
+            self.raw.degree,
+            self.raw.coef0,
+        )
     }
     /// Input dimension d.
     pub fn dim(&self) -> usize {
-        self.dim
+        self.dims().0
     }
     /// Number of stored points m (training points or Nyström landmarks).
     pub fn n_points(&self) -> usize {
-        self.n_points
+        self.dims().1
     }
     /// Number of components k.
     pub fn n_components(&self) -> usize {
-        self.n_components
+        self.dims().2
     }
     /// Whether inputs are standardised with a stored mean and 1/std.
     pub fn is_standardized(&self) -> bool {
-        !self.mean.is_empty()
+        !self.raw.mean.is_null()
+    }
+    /// The stored standardisation, (mean, 1/std), each of length d.
+    pub fn standardization(&self) -> Option<(&'a [f32], &'a [f32])> {
+        self.is_standardized()
+            .then(|| (self.section(Section::Mean), self.section(Section::InvStd)))
     }
     /// The anomaly threshold (0 when unset).
     pub fn threshold(&self) -> f32 {
-        self.threshold
+        self.raw.threshold
+    }
+    /// The centring constant s of the anomaly score.
+    pub fn score_constant(&self) -> f32 {
+        self.raw.s
     }
     /// The k eigenvalues stored for reporting.
     pub fn eigenvalues(&self) -> &'a [f32] {
-        self.eigenvalues
+        self.section(Section::Eigenvalues)
     }
 }

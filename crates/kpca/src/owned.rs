@@ -45,17 +45,31 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
     }
 
     /// Standardise inputs with this per-feature mean and 1/std.
-    pub fn set_standardization(&mut self, mean: [f32; D], inv_std: [f32; D]) {
+    /// [`Error::NonFiniteModel`] unless every value is finite,
+    /// [`Error::InconsistentModel`] unless every 1/std is > 0; nothing changes
+    /// on error.
+    pub fn set_standardization(&mut self, mean: [f32; D], inv_std: [f32; D]) -> Result<(), Error> {
+        finite(&mean)?;
+        finite(&inv_std)?;
+        if inv_std.iter().any(|&v| v <= 0.0) {
+            return Err(Error::InconsistentModel);
+        }
         self.standardize = Some((mean, inv_std));
+        Ok(())
     }
 
     /// Appends a stored point z (in the standardised space), its row of A and its
-    /// centring weight c. [`Error::Capacity`] when `M` points are already stored.
+    /// centring weight c. [`Error::Capacity`] when `M` points are already
+    /// stored, [`Error::NonFiniteModel`] when a value (or ‖z‖² in f32) is not
+    /// finite; nothing changes on error.
     pub fn push_point(&mut self, z: [f32; D], a_row: [f32; K], c: f32) -> Result<(), Error> {
         if self.points.is_full() {
             return Err(Error::Capacity);
         }
         let sq_norm: f32 = z.iter().map(|v| v * v).sum();
+        finite(&z)?;
+        finite(&a_row)?;
+        finite(&[c, sq_norm])?;
         // Capacity was checked above and the four vectors always have equal lengths.
         self.points.push(z).map_err(|_| Error::Capacity)?;
         self.point_sq_norms
@@ -66,20 +80,33 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         Ok(())
     }
 
-    /// Sets the projection offset b and the score constant s.
-    pub fn set_offsets(&mut self, b: [f32; K], s: f32) {
+    /// Sets the projection offset b and the score constant s
+    /// ([`Error::NonFiniteModel`] unless all finite; nothing changes on error).
+    pub fn set_offsets(&mut self, b: [f32; K], s: f32) -> Result<(), Error> {
+        finite(&b)?;
+        finite(&[s])?;
         self.b = b;
         self.s = s;
+        Ok(())
     }
 
-    /// Sets the eigenvalues kept for reporting.
-    pub fn set_eigenvalues(&mut self, eigenvalues: [f32; K]) {
+    /// Sets the eigenvalues kept for reporting ([`Error::NonFiniteModel`]
+    /// unless all finite; nothing changes on error).
+    pub fn set_eigenvalues(&mut self, eigenvalues: [f32; K]) -> Result<(), Error> {
+        finite(&eigenvalues)?;
         self.eigenvalues = eigenvalues;
+        Ok(())
     }
 
-    /// Sets the anomaly threshold (0 = unset).
-    pub fn set_threshold(&mut self, threshold: f32) {
+    /// Sets the anomaly threshold (0 = unset): [`Error::NonFiniteModel`] unless
+    /// finite, [`Error::InconsistentModel`] when negative; nothing changes on error.
+    pub fn set_threshold(&mut self, threshold: f32) -> Result<(), Error> {
+        finite(&[threshold])?;
+        if threshold < 0.0 {
+            return Err(Error::InconsistentModel);
+        }
         self.threshold = threshold;
+        Ok(())
     }
 
     /// Number of points stored so far.
@@ -96,39 +123,53 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
     /// [`Error::PartsLength`] when its d or k differ from `D`, `K`;
     /// [`Error::Capacity`] when it has more than `M` points.
     pub fn from_model_ref(model: &ModelRef<'_>) -> Result<Self, Error> {
-        if model.dim != D || model.n_components != K {
+        if model.dim() != D || model.n_components() != K {
             return Err(Error::PartsLength);
         }
-        if model.n_points > M {
+        if model.n_points() > M {
             return Err(Error::Capacity);
         }
-        let mut owned = Self::new(model.kernel)?;
-        if let (Ok(mean), Ok(inv_std)) = (model.mean.try_into(), model.inv_std.try_into()) {
-            owned.set_standardization(mean, inv_std);
+        let parts = model.parts();
+        let mut owned = Self::new(parts.kernel)?;
+        if let Some((mean, inv_std)) = parts.standardize {
+            let mean = mean.try_into().map_err(|_| Error::PartsLength)?;
+            let inv_std = inv_std.try_into().map_err(|_| Error::PartsLength)?;
+            owned.set_standardization(mean, inv_std)?;
         }
-        let rows = model
+        let rows = parts
             .points
             .chunks_exact(D)
-            .zip(model.a.chunks_exact(K))
-            .zip(model.c);
-        for ((z, a_row), &c) in rows {
+            .zip(parts.a.chunks_exact(K))
+            .zip(parts.c)
+            .zip(parts.point_sq_norms);
+        for (((z, a_row), &c), &norm) in rows {
             let z: [f32; D] = z.try_into().map_err(|_| Error::PartsLength)?;
             let a_row: [f32; K] = a_row.try_into().map_err(|_| Error::PartsLength)?;
             owned.push_point(z, a_row, c)?;
+            // Keep the stored norm as it was (the source's own, checked when
+            // it was loaded), so the copy is the same model bit for bit.
+            if let Some(last) = owned.point_sq_norms.last_mut() {
+                *last = norm;
+            }
         }
-        owned.b = model.b.try_into().map_err(|_| Error::PartsLength)?;
-        owned.eigenvalues = model
+        let b = parts.b.try_into().map_err(|_| Error::PartsLength)?;
+        owned.set_offsets(b, parts.s)?;
+        let eigenvalues = parts
             .eigenvalues
             .try_into()
             .map_err(|_| Error::PartsLength)?;
-        owned.s = model.s;
-        owned.threshold = model.threshold;
+        owned.set_eigenvalues(eigenvalues)?;
+        owned.set_threshold(parts.threshold)?;
         Ok(owned)
     }
 
-    /// The validated view of this model (the same checks as loading a blob).
+    /// The view of this model. Every setter checked its values, so this costs
+    /// no validation: only [`Error::ZeroDimension`] while no point is stored.
     pub fn as_model_ref(&self) -> Result<ModelRef<'_>, Error> {
-        ModelRef::from_parts(ModelParts {
+        if self.points.is_empty() {
+            return Err(Error::ZeroDimension);
+        }
+        let parts = ModelParts {
             kernel: self.kernel,
             dim: D,
             n_components: K,
@@ -141,6 +182,20 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             s: self.s,
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
-        })
+        };
+        // The kernel and sizes were checked by `new`, every value by the
+        // setters (finite; 1/std > 0; threshold >= 0) and each stored norm is
+        // the f32 sum of its point's squares (or, for a copy, the source's
+        // checked norm): the invariant of `ModelRef` holds.
+        Ok(ModelRef::from_checked_parts(&parts, self.points.len()))
+    }
+}
+
+/// [`Error::NonFiniteModel`] unless every value is finite.
+fn finite(values: &[f32]) -> Result<(), Error> {
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::NonFiniteModel)
     }
 }

@@ -80,7 +80,7 @@ fn build_point_by_point(parts: &ModelParts<'_>) -> Result<Model, Error> {
     if let Some((mean, inv_std)) = parts.standardize {
         let mean: [f32; D] = mean.try_into().map_err(|_| Error::PartsLength)?;
         let inv_std: [f32; D] = inv_std.try_into().map_err(|_| Error::PartsLength)?;
-        model.set_standardization(mean, inv_std);
+        model.set_standardization(mean, inv_std)?;
     }
     let rows = parts
         .points
@@ -97,9 +97,9 @@ fn build_point_by_point(parts: &ModelParts<'_>) -> Result<Model, Error> {
         .eigenvalues
         .try_into()
         .map_err(|_| Error::PartsLength)?;
-    model.set_offsets(b, parts.s);
-    model.set_eigenvalues(eigenvalues);
-    model.set_threshold(parts.threshold);
+    model.set_offsets(b, parts.s)?;
+    model.set_eigenvalues(eigenvalues)?;
+    model.set_threshold(parts.threshold)?;
     Ok(model)
 }
 
