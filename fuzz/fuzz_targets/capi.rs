@@ -12,8 +12,8 @@
 //! model struct are never written on failure.
 #![no_main]
 
-use kpca_capi::*;
 use kpca::{Error, ModelRef};
+use kpca_capi::*;
 use kpca_fuzz::{split_input, Aligned, Values};
 use libfuzzer_sys::fuzz_target;
 use std::ffi::CStr;
@@ -204,25 +204,62 @@ unsafe fn load(v: &mut Values<'_>, blob: &[u8]) -> Option<(kpca_model, Aligned, 
     Some((model, copy, len))
 }
 
+/// One input vector of the single-vector calls, as the fuzzer passes it.
+struct Input<'x> {
+    arg: Arg,
+    len: usize,
+    /// The valid floats (empty unless the pointer is valid).
+    xs: &'x [f32],
+    /// The status a bad pointer must give, if any.
+    bad: Option<kpca_status>,
+    /// Statuses the lengths may give.
+    in_len: Vec<kpca_status>,
+}
+
 unsafe fn single_calls(v: &mut Values<'_>, model: &kpca_model, view: &ModelRef<'_>) {
-    let (d, k) = (view.dim(), view.n_components());
+    let d = view.dim();
     let x = v.values(d + 4);
-    let xa = Arg::input(kind(v), &x, v.byte());
-    let x_len = length(v, d, d + 4);
-    let x_bad = xa.bad(x_len);
-    let xs: &[f32] = if xa.kind == Kind::Valid {
-        &x[..x_len]
+    let arg = Arg::input(kind(v), &x, v.byte());
+    let len = length(v, d, d + 4);
+    let bad = arg.bad(len);
+    let xs: &[f32] = if arg.kind == Kind::Valid {
+        &x[..len]
     } else {
         &[]
     };
-    let x_ok = x_bad.is_none();
-    let in_len = if x_len != d {
+    let in_len = if len != d {
         vec![KPCA_ERR_INPUT_LENGTH]
     } else {
         vec![]
     };
+    let input = Input {
+        arg,
+        len,
+        xs,
+        bad,
+        in_len,
+    };
+    check_project(v, model, view, &input);
+    check_score(v, model, view, &input);
+    check_project_and_score(v, model, view, &input);
+    check_is_anomaly(v, model, view, &input);
+}
 
-    // kpca_project
+unsafe fn check_project(
+    v: &mut Values<'_>,
+    model: &kpca_model,
+    view: &ModelRef<'_>,
+    input: &Input<'_>,
+) {
+    let (k, xa, x_len, xs, x_bad, x_ok) = (
+        view.n_components(),
+        &input.arg,
+        input.len,
+        input.xs,
+        input.bad,
+        input.bad.is_none(),
+    );
+    let in_len = input.in_len.clone();
     let mut out = Arg::new(kind(v), k + 2, 4, v.byte());
     let out_len = length(v, k, k + 2);
     let st = kpca_project(model, xa.ptr(), x_len, out.mut_ptr(), out_len);
@@ -255,8 +292,22 @@ unsafe fn single_calls(v: &mut Values<'_>, model: &kpca_model, view: &ModelRef<'
     } else {
         assert!(out.untouched(), "kpca_project wrote on failure");
     }
+}
 
-    // kpca_anomaly_score
+unsafe fn check_score(
+    v: &mut Values<'_>,
+    model: &kpca_model,
+    view: &ModelRef<'_>,
+    input: &Input<'_>,
+) {
+    let (xa, x_len, xs, x_bad, x_ok) = (
+        &input.arg,
+        input.len,
+        input.xs,
+        input.bad,
+        input.bad.is_none(),
+    );
+    let in_len = input.in_len.clone();
     let mut score = Arg::new(kind(v), 1, 4, v.byte());
     let st = kpca_anomaly_score(model, xa.ptr(), x_len, score.mut_ptr());
     let rust_score = x_ok.then(|| view.anomaly_score(xs));
@@ -275,8 +326,23 @@ unsafe fn single_calls(v: &mut Values<'_>, model: &kpca_model, view: &ModelRef<'
     } else {
         assert!(score.untouched());
     }
+}
 
-    // kpca_project_and_score
+unsafe fn check_project_and_score(
+    v: &mut Values<'_>,
+    model: &kpca_model,
+    view: &ModelRef<'_>,
+    input: &Input<'_>,
+) {
+    let (k, xa, x_len, xs, x_bad, x_ok) = (
+        view.n_components(),
+        &input.arg,
+        input.len,
+        input.xs,
+        input.bad,
+        input.bad.is_none(),
+    );
+    let in_len = input.in_len.clone();
     let mut out = Arg::new(kind(v), k + 2, 4, v.byte());
     let out_len = length(v, k, k + 2);
     let mut score = Arg::new(kind(v), 1, 4, v.byte());
@@ -313,8 +379,22 @@ unsafe fn single_calls(v: &mut Values<'_>, model: &kpca_model, view: &ModelRef<'
     } else {
         assert!(out.untouched() && score.untouched());
     }
+}
 
-    // kpca_is_anomaly (a u8 output: NULL is the only bad pointer)
+unsafe fn check_is_anomaly(
+    v: &mut Values<'_>,
+    model: &kpca_model,
+    view: &ModelRef<'_>,
+    input: &Input<'_>,
+) {
+    let (xa, x_len, xs, x_bad, x_ok) = (
+        &input.arg,
+        input.len,
+        input.xs,
+        input.bad,
+        input.bad.is_none(),
+    );
+    let in_len = input.in_len.clone();
     let mut flag = Arg::new(
         if kind(v) == Kind::Null {
             Kind::Null

@@ -32,7 +32,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(view) = loaded else { return };
     // An accepted blob is exactly as long as it says and its CRC is right.
     let len = blob.len();
-    assert_eq!(kpca::Header::read(blob).map(|h| h.total_len), Some(len as u32));
+    assert_eq!(
+        kpca::Header::read(blob).map(|h| h.total_len),
+        Some(len as u32)
+    );
     assert_eq!(
         kpca_fuzz::u32_at(blob, len - 4),
         Some(kpca::crc32::crc32(&blob[..len - 4]))

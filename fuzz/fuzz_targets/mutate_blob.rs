@@ -220,7 +220,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(view) = result {
-        assert_eq!(kpca::Header::read(&blob).map(|h| h.total_len), Some(len as u32));
+        assert_eq!(
+            kpca::Header::read(&blob).map(|h| h.total_len),
+            Some(len as u32)
+        );
         check_rewrite(&view, &blob);
         exercise(&view, &mut v);
     }

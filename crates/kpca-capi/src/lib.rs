@@ -1,4 +1,4 @@
-//! The C ABI (feature `capi`), exported by `libkpca.a` and described in `include/kpca.h`.
+//! The C ABI of kpca, exported by `libkpca.a` and described in `include/kpca.h`.
 //!
 //! Conventions (also in the README, "C API conventions"):
 //! - every function returns a `kpca_status` (0 = `KPCA_OK`) except `kpca_status_str`
@@ -8,7 +8,7 @@
 //! - a `kpca_model` is filled by `kpca_model_from_bytes` and then only read; it
 //!   points into the blob, which must stay in place (flash) while the model is used.
 //!
-//! Every entry point goes through [`guard`], which turns `Result` into a status.
+//! Every entry point goes through one helper (`guard`), which turns `Result` into a status.
 //! The firmware library is built with `panic = "abort"`, and no entry point has a
 //! reachable panic path; nothing can unwind across `extern "C"`.
 #![no_std]

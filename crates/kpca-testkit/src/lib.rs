@@ -1,5 +1,5 @@
 //! Shared test helpers: a deterministic generator of random models and an
-//! independent f64 implementation of the projection formulas (DESIGN.md §2).
+//! independent f64 implementation of the projection formulas (docs/DESIGN.md §2).
 #![allow(dead_code)]
 
 use kpca::{Kernel, ModelParts, ModelRef};

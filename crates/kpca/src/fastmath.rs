@@ -78,7 +78,7 @@ pub fn exp_neg(t: f32) -> f32 {
 /// Stated bound on the absolute error of [`tanh`].
 pub const TANH_MAX_ABS_ERROR: f32 = 4.0e-7;
 
-/// tanh(t) in f32 through [`exp`]: (1 - e^(-2|t|)) / (1 + e^(-2|t|)) with the sign
+/// tanh(t) in f32 through [`exp_neg`]: (1 - e^(-2|t|)) / (1 + e^(-2|t|)) with the sign
 /// of t. Absolute error at most [`TANH_MAX_ABS_ERROR`] (tested against f64); the
 /// kernel value feeds sums, so the absolute error is the one that matters.
 /// |t| > 9 gives exactly ±1; NaN gives NaN.

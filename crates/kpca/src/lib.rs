@@ -1,26 +1,86 @@
-//! Kernel PCA for microcontroller firmware.
+//! Kernel PCA for microcontroller firmware: the `no_std` core.
 //!
-//! The core of this crate is `#![no_std]`, allocates nothing and cannot panic:
-//! it holds a fitted kernel PCA model (the stored points, the centring terms and
-//! the scaled eigenvectors, see [`ModelRef`]) and, for each input vector, computes
-//! its k kernel-PCA coordinates ([`ModelRef::project`]) and its feature-space
-//! reconstruction error ([`ModelRef::anomaly_score`]).
+//! This crate allocates nothing and cannot panic. It holds a fitted kernel PCA
+//! model (the stored points, the centring terms and the scaled eigenvectors)
+//! and, for each input vector, computes its k kernel-PCA coordinates
+//! ([`ModelRef::project`]), its anomaly score, the feature-space
+//! reconstruction error ([`ModelRef::anomaly_score`]), and whether that score
+//! exceeds the model's calibrated threshold ([`ModelRef::is_anomaly`]).
+//!
+//! # Quick start
+//!
+//! A model is fitted on a host (the `kpca` command or the `kpca-fit` crate)
+//! and reaches the device as a blob, kept in flash and read in place:
+//!
+//! ```
+//! use kpca::{Kernel, ModelParts, ModelRef};
+//!
+//! # fn main() -> Result<(), kpca::Error> {
+//! # // A tiny model made here so the example runs; firmware gets the blob from
+//! # // `kpca export --format c` or `--format rust` instead.
+//! # let points = [0.0f32, 1.0, 1.0, 0.0, -1.0, 0.5];
+//! # let norms = [1.0f32, 1.0, 1.25];
+//! # let parts = ModelParts {
+//! #     kernel: Kernel::Rbf { gamma: 0.5 },
+//! #     dim: 2,
+//! #     n_components: 2,
+//! #     standardize: None,
+//! #     points: &points,
+//! #     point_sq_norms: &norms,
+//! #     a: &[0.5, -0.2, 0.1, 0.4, -0.6, 0.3],
+//! #     b: &[0.1, -0.1],
+//! #     c: &[0.3, 0.3, 0.3],
+//! #     s: 0.5,
+//! #     eigenvalues: &[0.9, 0.4],
+//! #     threshold: 0.8,
+//! # };
+//! # #[repr(align(4))]
+//! # struct Flash([u8; 256]);
+//! # let mut flash = Flash([0; 256]);
+//! # let len = ModelRef::from_parts(parts)?.write_to(&mut flash.0)?;
+//! # let blob: &[u8] = &flash.0[..len];
+//! // `blob`: the model's bytes, 4-byte aligned (in flash on a device).
+//! // Validated once (header, CRC-32, sizes, kernel, every value) ...
+//! let model = ModelRef::from_bytes(blob)?;
+//! // ... then each vector costs one pass over the stored points.
+//! let x = [0.2f32, 0.7];
+//! let mut y = [0.0f32; 2];
+//! let score = model.project_and_score(&x, &mut y)?;
+//! let alarm = model.is_anomaly(&x)?;
+//! assert_eq!(alarm, score > model.threshold());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Modules
+//!
+//! - [`model`]: [`ModelRef`], the validated borrowed view every projection
+//!   runs on, its C layout [`RawModel`], and [`ModelParts`] (a model as slices);
+//! - [`owned`]: [`OwnedModel`], a model held by value with fixed capacity,
+//!   built point by point or copied on the device;
+//! - [`format`]: the versioned blob format (`docs/MODEL_FORMAT.md`): the
+//!   [`Header`], the loader and the `no_std` writer;
+//! - [`kernel`]: the kernels, with scikit-learn's definitions and names;
+//! - [`fastmath`]: the f32 exponential, tanh and sqrt the kernels use, with
+//!   their tested error bounds (the same code on host and device);
+//! - [`crc32`]: the blob's checksum;
+//! - [`error`]: [`Error`], one code per failure, shared with the C ABI.
+//!
+//! The C ABI (`include/kpca.h`, `libkpca.a`) is the crate `kpca-capi`; the
+//! host fit and export are `kpca-fit`; the command is `kpca-cli`.
 //!
 //! A model reaches the device in one of two forms, both of which become the same
-//! borrowed [`ModelRef`] view so there is one projection code path:
+//! borrowed [`ModelRef`] view, so there is one projection code path:
 //! - a binary blob in flash ([`ModelRef::from_bytes`], format in `docs/MODEL_FORMAT.md`),
 //!   read in place without copying;
 //! - an owned fixed-capacity model ([`OwnedModel`]) built or copied on the device.
-//!
-//! The `capi` feature adds the C ABI (`include/kpca.h`); the `std` feature adds
-//! the host-side fit and export.
 #![no_std]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 // The core and the C ABI must not be able to panic: no unwrap/expect, no
 // panicking index, no explicit panic, and every unsafe block justified. Tests
-// may use all of these; the host-only `cli` module relaxes indexing (see there).
+// may use all of these.
 #![cfg_attr(
     not(test),
     deny(

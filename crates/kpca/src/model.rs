@@ -1,4 +1,6 @@
-//! The borrowed model view every projection runs on.
+//! The validated, borrowed model view every projection runs on ([`ModelRef`]),
+//! its C layout ([`RawModel`]), a model as slices ([`ModelParts`]) and the
+//! size limits.
 
 use crate::error::Error;
 use crate::kernel::{Kernel, KernelId};
@@ -66,7 +68,7 @@ pub const LOADED_MAGIC: u32 = 0x4B50_4341;
 pub struct RawModel {
     /// [`LOADED_MAGIC`] once validated; anything else means "not loaded".
     pub magic: u32,
-    /// Kernel id ([`KernelId`](crate::KernelId) as u32).
+    /// Kernel id ([`KernelId`] as u32).
     pub kernel: u32,
     /// Input dimension d.
     pub dim: u32,
@@ -113,7 +115,7 @@ pub struct RawModel {
 /// for m·d reads, `point_sq_norms` and `c` for m, `a` for m·k, `b` and
 /// `eigenvalues` for k, and `mean`, `inv_std` are both NULL or both valid for
 /// d; 1 <= d <= [`MAX_DIM`], 1 <= m <= [`MAX_POINTS`], 1 <= k <=
-/// [`MAX_COMPONENTS`]; `kernel` is a [`KernelId`](crate::KernelId) with valid
+/// [`MAX_COMPONENTS`]; `kernel` is a [`KernelId`] with valid
 /// parameters; every number is finite and the model is consistent (see
 /// [`ModelRef::from_parts`]).
 #[repr(transparent)]

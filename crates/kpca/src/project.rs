@@ -390,7 +390,7 @@ impl ModelRef<'_> {
     }
 
     /// The anomaly score e(x): the squared distance in feature space between
-    /// phi(x) and its reconstruction from the k components (DESIGN.md section 2).
+    /// phi(x) and its reconstruction from the k components (docs/DESIGN.md section 2).
     pub fn anomaly_score(&self, x: &[f32]) -> Result<f32, Error> {
         let mut e = 0.0;
         evaluate(self, x, None, Some(&mut e))?;
