@@ -251,15 +251,9 @@ unsafe fn check_project(
     view: &ModelRef<'_>,
     input: &Input<'_>,
 ) {
-    let (k, xa, x_len, xs, x_bad, x_ok) = (
-        view.n_components(),
-        &input.arg,
-        input.len,
-        input.xs,
-        input.bad,
-        input.bad.is_none(),
-    );
-    let in_len = input.in_len.clone();
+    let k = view.n_components();
+    let (xa, x_len, xs, x_bad) = (&input.arg, input.len, input.xs, input.bad);
+    let (x_ok, in_len) = (x_bad.is_none(), input.in_len.clone());
     let mut out = Arg::new(kind(v), k + 2, 4, v.byte());
     let out_len = length(v, k, k + 2);
     let st = kpca_project(model, xa.ptr(), x_len, out.mut_ptr(), out_len);
@@ -300,14 +294,8 @@ unsafe fn check_score(
     view: &ModelRef<'_>,
     input: &Input<'_>,
 ) {
-    let (xa, x_len, xs, x_bad, x_ok) = (
-        &input.arg,
-        input.len,
-        input.xs,
-        input.bad,
-        input.bad.is_none(),
-    );
-    let in_len = input.in_len.clone();
+    let (xa, x_len, xs, x_bad) = (&input.arg, input.len, input.xs, input.bad);
+    let (x_ok, in_len) = (x_bad.is_none(), input.in_len.clone());
     let mut score = Arg::new(kind(v), 1, 4, v.byte());
     let st = kpca_anomaly_score(model, xa.ptr(), x_len, score.mut_ptr());
     let rust_score = x_ok.then(|| view.anomaly_score(xs));
@@ -334,15 +322,9 @@ unsafe fn check_project_and_score(
     view: &ModelRef<'_>,
     input: &Input<'_>,
 ) {
-    let (k, xa, x_len, xs, x_bad, x_ok) = (
-        view.n_components(),
-        &input.arg,
-        input.len,
-        input.xs,
-        input.bad,
-        input.bad.is_none(),
-    );
-    let in_len = input.in_len.clone();
+    let k = view.n_components();
+    let (xa, x_len, xs, x_bad) = (&input.arg, input.len, input.xs, input.bad);
+    let (x_ok, in_len) = (x_bad.is_none(), input.in_len.clone());
     let mut out = Arg::new(kind(v), k + 2, 4, v.byte());
     let out_len = length(v, k, k + 2);
     let mut score = Arg::new(kind(v), 1, 4, v.byte());
@@ -387,14 +369,8 @@ unsafe fn check_is_anomaly(
     view: &ModelRef<'_>,
     input: &Input<'_>,
 ) {
-    let (xa, x_len, xs, x_bad, x_ok) = (
-        &input.arg,
-        input.len,
-        input.xs,
-        input.bad,
-        input.bad.is_none(),
-    );
-    let in_len = input.in_len.clone();
+    let (xa, x_len, xs, x_bad) = (&input.arg, input.len, input.xs, input.bad);
+    let (x_ok, in_len) = (x_bad.is_none(), input.in_len.clone());
     let mut flag = Arg::new(
         if kind(v) == Kind::Null {
             Kind::Null

@@ -125,6 +125,12 @@ pub struct ModelRef<'a> {
     _data: PhantomData<&'a [f32]>,
 }
 
+// `ModelRef::from_raw` casts a `&RawModel` to a `&ModelRef`.
+const _: () = {
+    assert!(core::mem::size_of::<ModelRef<'static>>() == core::mem::size_of::<RawModel>());
+    assert!(core::mem::align_of::<ModelRef<'static>>() == core::mem::align_of::<RawModel>());
+};
+
 // SAFETY: a `ModelRef<'a>` is, by its invariant, a set of shared `&'a [f32]`
 // borrows (read only, never written through), which are Send and Sync.
 #[allow(unsafe_code)]
