@@ -8,19 +8,18 @@
 //! scores; every test window is scored by the device model (f32, the core's code
 //! path) and the ROC AUC, false-alarm rate and detection rate are reported.
 
-use super::cmd_export::{export_blob, info_from_model, ExportFormat};
-use super::cmd_fit::fit_error;
-use super::error::{CliError, CliResult};
-use super::metrics::roc_auc;
-use super::model_file::ModelFile;
-use super::output::{ensure_dir, float_text, write_file, Sink};
-use super::plot::{two_panel_svg, Figure, Group};
+use crate::cmd_export::{export_blob, info_from_model, ExportFormat};
+use crate::cmd_fit::fit_error;
+use crate::error::{CliError, CliResult};
+use crate::metrics::roc_auc;
+use crate::model_file::ModelFile;
+use crate::output::{ensure_dir, float_text, write_file, Sink};
+use crate::plot::{two_panel_svg, Figure, Group};
 use clap::Args;
 use kpca_fit::{Dataset, FittedKpca, KernelPca, KernelSpec, Solver};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use std::{format, println, vec};
 
 /// The class of normal operation (protocol step 2).
 pub const NORMAL_CLASS: &str = "Walking";

@@ -1,14 +1,13 @@
 //! `kpca export`: a model file as C source, a raw blob, or Rust source.
 
-use super::cmd_inspect::device_kernel_text;
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::{ensure_dir, float_text, write_file};
+use crate::cmd_inspect::device_kernel_text;
+use crate::error::{CliError, CliResult};
+use crate::model_file::ModelFile;
+use crate::output::{ensure_dir, float_text, write_file};
 use clap::{Args, ValueEnum};
 use kpca::ModelRef;
 use kpca_fit::{export, ExportInfo, FitError};
 use std::path::{Path, PathBuf};
-use std::{format, println};
 
 /// What to export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -1,8 +1,8 @@
 //! `kpca fit`: fit a model on training data and write the device model blob.
 
-use super::error::{CliError, CliResult};
-use super::output::{float_text, write_file};
-use super::table::{read_indices, read_table, Table};
+use crate::error::{CliError, CliResult};
+use crate::output::{float_text, write_file};
+use crate::table::{read_indices, read_table, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
     Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
@@ -10,7 +10,6 @@ use kpca_fit::{
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use std::{format, println};
 
 /// A kernel, by scikit-learn's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -292,7 +291,7 @@ pub fn print_fit_report(fitted: &FittedKpca) {
         println!("anomaly threshold: unset (0)");
     }
     for w in fitted.warnings() {
-        std::eprintln!("kpca: warning: {w}");
+        eprintln!("kpca: warning: {w}");
     }
 }
 

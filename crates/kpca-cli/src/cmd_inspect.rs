@@ -1,14 +1,13 @@
 //! `kpca inspect`: what a model file holds, and whether it is valid.
 
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::float_text;
+use crate::error::{CliError, CliResult};
+use crate::model_file::ModelFile;
+use crate::output::float_text;
 use clap::Args;
 use kpca::crc32::crc32;
 use kpca::format::{FLAG_STANDARDIZED, HEADER_LEN};
 use kpca::{Kernel, KernelId, ModelRef};
 use std::path::PathBuf;
-use std::{format, println};
 
 /// Arguments of `kpca inspect`.
 #[derive(Debug, Clone, Args)]

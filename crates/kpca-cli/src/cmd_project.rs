@@ -1,12 +1,11 @@
 //! `kpca project`: the device's f32 projection of every input row.
 
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::Sink;
-use super::table::{read_table, Table};
+use crate::error::{CliError, CliResult};
+use crate::model_file::ModelFile;
+use crate::output::Sink;
+use crate::table::{read_table, Table};
 use clap::Args;
 use kpca::ModelRef;
-use std::format;
 use std::path::PathBuf;
 
 /// Arguments of `kpca project`.
@@ -42,7 +41,7 @@ pub struct ProjectArgs {
 /// through the core. Errors name the row's origin.
 pub fn project_rows(model: &ModelRef<'_>, table: &Table<f32>) -> CliResult<(Vec<f32>, Vec<f32>)> {
     let k = model.n_components();
-    let mut coords = std::vec![0.0f32; table.n_rows() * k];
+    let mut coords = vec![0.0f32; table.n_rows() * k];
     let mut scores = Vec::with_capacity(table.n_rows());
     for ((row, out), origin) in table
         .rows()

@@ -1,7 +1,6 @@
 //! The error of a `kpca` subcommand and its exit code.
 
 use std::fmt;
-use std::path::Path;
 
 /// Exit code for bad input (unreadable or malformed files, a model that fails to
 /// load, a fit that cannot be done on this data).
@@ -27,11 +26,6 @@ impl CliError {
     /// A usage error.
     pub fn usage(msg: impl Into<String>) -> CliError {
         CliError::Usage(msg.into())
-    }
-
-    /// A bad-input error about a file: `<path>: <msg>`.
-    pub fn file(path: &Path, msg: impl fmt::Display) -> CliError {
-        CliError::Input(std::format!("{}: {msg}", path.display()))
     }
 
     /// The process exit code.

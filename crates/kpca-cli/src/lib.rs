@@ -18,9 +18,6 @@
 //! device applies them. Projection (`project`, `plot`, `demo`) always goes through
 //! the core's f32 code path ([`kpca::ModelRef::from_bytes`] and
 //! [`kpca::ModelRef::project_and_score`]), so it gives what the firmware computes.
-// A host tool: indexing into arrays whose lengths it has just built is allowed
-// here (the no-panic rule of the core and the C ABI covers unwrap/expect/panic).
-#![allow(clippy::indexing_slicing)]
 
 pub mod cmd_demo;
 pub mod cmd_export;
@@ -38,7 +35,6 @@ pub mod table;
 use clap::{Parser, Subcommand};
 use error::{CliError, CliResult};
 use std::ffi::OsString;
-use std::format;
 use std::process::ExitCode;
 
 /// Kernel PCA for microcontroller firmware: fit on the host, run on the device.
@@ -111,7 +107,7 @@ where
                 CliError::Usage(_) => "usage error",
                 CliError::Input(_) => "error",
             };
-            std::eprintln!("kpca: {kind}: {e}");
+            eprintln!("kpca: {kind}: {e}");
             ExitCode::from(e.exit_code())
         }
     }

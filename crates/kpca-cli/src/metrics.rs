@@ -1,4 +1,4 @@
-//! Anomaly-detection metrics: ROC AUC (Mann-Whitney), numpy-style percentiles.
+//! Anomaly-detection metrics: ROC AUC (Mann-Whitney).
 
 /// ROC AUC of `scores` against 0/1 `labels` (true = anomalous, the positive
 /// class), computed as the Mann-Whitney statistic: the fraction of
@@ -35,23 +35,6 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Option<f64> {
     Some(u / (n_pos_f * n_neg as f64))
 }
 
-/// The q-th percentile (0..=100) of `values` with linear interpolation between
-/// order statistics, like numpy's default: h = (n - 1) q / 100,
-/// v[floor h] + (h - floor h) (v[floor h + 1] - v[floor h]). `None` when empty.
-pub fn percentile(values: &[f64], q: f64) -> Option<f64> {
-    if values.is_empty() || !(0.0..=100.0).contains(&q) {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let h = (v.len() - 1) as f64 * q / 100.0;
-    let lo = h.floor() as usize;
-    let frac = h - lo as f64;
-    let a = *v.get(lo)?;
-    let b = *v.get(lo + 1).unwrap_or(&a);
-    Some(a + frac * (b - a))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,15 +69,5 @@ mod tests {
         assert!((got - 0.75).abs() < 1e-15);
         assert_eq!(roc_auc(&[1.0, 1.0], &[true, false]), Some(0.5));
         assert_eq!(roc_auc(&[1.0], &[true]), None);
-    }
-
-    #[test]
-    fn percentile_like_numpy() {
-        // numpy.percentile([1, 2, 3, 4], 99) = 3.97
-        let p = percentile(&[4.0, 1.0, 3.0, 2.0], 99.0).unwrap();
-        assert!((p - 3.97).abs() < 1e-12);
-        assert_eq!(percentile(&[5.0], 99.0), Some(5.0));
-        assert_eq!(percentile(&[1.0, 2.0], 100.0), Some(2.0));
-        assert_eq!(percentile(&[], 50.0), None);
     }
 }

@@ -5,10 +5,9 @@
 //! backend writes `<text>` elements for the viewer to render, and text extents
 //! are estimated, so no font file and no fontconfig are needed.
 
-use super::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::{format, vec};
 
 /// Points of one group (one label) in the scatter.
 #[derive(Clone, Debug, PartialEq)]

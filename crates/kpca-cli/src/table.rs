@@ -12,12 +12,11 @@
 //! Every error names the file, the line and column (1-based) or, for NPY, the
 //! element (0-based, as numpy indexes it), and says what was expected.
 
-use super::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 use std::fmt::Debug;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::{format, vec};
 
 /// The magic bytes at the start of every NPY file.
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";
@@ -555,7 +554,7 @@ mod tests {
 
     fn err(text: &str) -> String {
         match csv(text) {
-            Ok(t) => std::panic!("expected an error, got {t:?}"),
+            Ok(t) => panic!("expected an error, got {t:?}"),
             Err(e) => e.to_string(),
         }
     }
