@@ -8,11 +8,11 @@
 //! scores; every test window is scored by the device model (f32, the core's code
 //! path) and the ROC AUC, false-alarm rate and detection rate are reported.
 
-use crate::cmd_export::{export_blob, info_from_model, ExportFormat};
-use crate::cmd_fit::fit_error;
-use crate::error::{CliError, CliResult};
+use crate::cmd_export::{export_blob, ExportFormat};
+use crate::error::{fit_error, CliError, CliResult};
 use crate::metrics::roc_auc;
 use crate::model_file::ModelFile;
+use crate::model_summary::info_from_model;
 use crate::output::{ensure_dir, float_text, write_file, Sink};
 use crate::plot::{two_panel_svg, Figure, Group};
 use clap::Args;

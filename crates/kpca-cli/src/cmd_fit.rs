@@ -1,12 +1,11 @@
 //! `kpca fit`: fit a model on training data and write the device model blob.
 
-use crate::error::{CliError, CliResult};
+use crate::error::{fit_error, CliError, CliResult};
 use crate::output::{float_text, write_file};
 use crate::table::{read_indices, read_table, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
-    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
-    SolverReport,
+    Dataset, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver, SolverReport,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -139,23 +138,6 @@ pub fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f6
     spec.degree = degree;
     spec.coef0 = coef0;
     spec
-}
-
-/// Maps a fit error to a CLI error: parameter errors are usage errors (exit 2),
-/// everything that depends on the data is bad input (exit 1).
-pub fn fit_error(e: FitError, input: &str) -> CliError {
-    match e {
-        FitError::BadGamma(_)
-        | FitError::BadCoef0(_)
-        | FitError::BadDegree(_)
-        | FitError::ZeroComponents
-        | FitError::BadOption { .. }
-        | FitError::BadName { .. } => CliError::usage(format!("{e}")),
-        FitError::NonFiniteInput { row, column } => CliError::input(format!(
-            "{input}: row {row}, column {column} (0-based) is NaN or infinite"
-        )),
-        other => CliError::input(format!("{input}: cannot fit: {other}")),
-    }
 }
 
 /// A spinner on standard error while `work` runs, when standard error is a

@@ -1,5 +1,7 @@
-//! The error of a `kpca` subcommand and its exit code.
+//! The error of a `kpca` subcommand, its exit code, and how the fit's errors map
+//! onto it.
 
+use kpca_fit::FitError;
 use std::fmt;
 
 /// Exit code for bad input (unreadable or malformed files, a model that fails to
@@ -49,3 +51,20 @@ impl std::error::Error for CliError {}
 
 /// The result of a subcommand.
 pub type CliResult<T> = Result<T, CliError>;
+
+/// Maps a fit error to a CLI error: parameter errors are usage errors (exit 2),
+/// everything that depends on the data is bad input (exit 1).
+pub fn fit_error(e: FitError, input: &str) -> CliError {
+    match e {
+        FitError::BadGamma(_)
+        | FitError::BadCoef0(_)
+        | FitError::BadDegree(_)
+        | FitError::ZeroComponents
+        | FitError::BadOption { .. }
+        | FitError::BadName { .. } => CliError::usage(format!("{e}")),
+        FitError::NonFiniteInput { row, column } => CliError::input(format!(
+            "{input}: row {row}, column {column} (0-based) is NaN or infinite"
+        )),
+        other => CliError::input(format!("{input}: cannot fit: {other}")),
+    }
+}

@@ -28,8 +28,10 @@ pub mod cmd_project;
 pub mod error;
 pub mod metrics;
 pub mod model_file;
+pub mod model_summary;
 pub mod output;
 pub mod plot;
+pub mod projection;
 pub mod table;
 
 use clap::{Parser, Subcommand};
