@@ -1,6 +1,5 @@
-//! The `kpca` command (feature `cli`): fit a model from a CSV or NPY file, project
-//! data through the device model, inspect and export model files, plot, and run
-//! the bundled demo.
+//! The `kpca` command: fit a model from a CSV or NPY file, project data through
+//! the device model, inspect and export model files, and plot.
 //!
 //! ```text
 //! kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 --output model.kpca
@@ -8,18 +7,22 @@
 //! kpca inspect model.kpca
 //! kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/
 //! kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg
-//! kpca demo
 //! ```
 //!
 //! Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error.
 //!
 //! Input rows are used exactly as given unless `--standardize` is passed at fit
 //! time; then the training mean and standard deviation go into the model and the
-//! device applies them. Projection (`project`, `plot`, `demo`) always goes through
-//! the core's f32 code path ([`kpca::ModelRef::from_bytes`] and
+//! device applies them. Projection (`project`, `plot`) always goes through the
+//! core's f32 code path ([`kpca::ModelRef::from_bytes`] and
 //! [`kpca::ModelRef::project_and_score`]), so it gives what the firmware computes.
+//!
+//! The library holds each subcommand (`cmd_*`: its arguments and `run`) and the
+//! modules they share: [`table`] (reading CSV and NPY), [`projection`],
+//! [`model_file`], [`model_summary`], [`metrics`], [`output`], [`plot`] and
+//! [`error`]. The BasicMotions demo (`examples/demo.rs`, run with
+//! `cargo run --release -p kpca-cli --example demo`) is a user of this library.
 
-pub mod cmd_demo;
 pub mod cmd_export;
 pub mod cmd_fit;
 pub mod cmd_inspect;
@@ -70,8 +73,6 @@ pub enum Command {
     Export(cmd_export::ExportArgs),
     /// Plot the first two components of data and the explained variance (SVG).
     Plot(cmd_plot::PlotArgs),
-    /// Run the bundled BasicMotions anomaly-detection demo (data/README.md).
-    Demo(cmd_demo::DemoArgs),
 }
 
 /// Runs a parsed command line.
@@ -82,7 +83,6 @@ pub fn run(cli: Cli) -> CliResult<()> {
         Command::Inspect(args) => cmd_inspect::run(&args),
         Command::Export(args) => cmd_export::run(&args),
         Command::Plot(args) => cmd_plot::run(&args),
-        Command::Demo(args) => cmd_demo::run(&args),
     }
 }
 
