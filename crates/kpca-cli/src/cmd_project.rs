@@ -31,7 +31,8 @@ pub struct ProjectArgs {
     /// error) of each row [default: off: only the k coordinates].
     #[arg(long)]
     pub anomaly_score: bool,
-    /// Write a header line (y1,...,yk[,anomaly_score]) first [default: off].
+    /// Write a header line first: y1,...,yk, then anomaly_score with
+    /// --anomaly-score [default: off].
     #[arg(long)]
     pub header: bool,
 }
