@@ -132,7 +132,7 @@ pub struct FitArgs {
 }
 
 /// The kernel spec of the arguments (gamma unresolved when not given).
-pub fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f64) -> KernelSpec {
+fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f64) -> KernelSpec {
     let mut spec = KernelSpec::new(kernel.kind());
     spec.gamma = gamma;
     spec.degree = degree;
@@ -142,7 +142,7 @@ pub fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f6
 
 /// A spinner on standard error while `work` runs, when standard error is a
 /// terminal (indicatif draws nothing otherwise).
-pub fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
+fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
     let bar = indicatif::ProgressBar::new_spinner();
     if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
         bar.set_style(style);
@@ -155,7 +155,7 @@ pub fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
 }
 
 /// Fits with the given parameters, reporting progress on a terminal.
-pub fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
+fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
     let name = &table.name;
     let mut params = KernelPca::params()
         .kernel(kernel_spec(
@@ -190,7 +190,7 @@ pub fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
 }
 
 /// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`.
-pub fn kernel_text(spec: &KernelSpec) -> String {
+fn kernel_text(spec: &KernelSpec) -> String {
     let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
     match spec.kind {
         KernelKind::Linear | KernelKind::Cosine => spec.kind.name().into(),
@@ -215,7 +215,7 @@ fn join(values: &[f64], fmt: impl Fn(f64) -> String) -> String {
 }
 
 /// Prints the fit report (eigenvalues, explained variance, threshold).
-pub fn print_fit_report(fitted: &FittedKpca) {
+fn print_fit_report(fitted: &FittedKpca) {
     let method = match fitted.method() {
         Method::Full => "full kernel PCA".to_string(),
         Method::Nystrom { landmarks, seed } => match seed {

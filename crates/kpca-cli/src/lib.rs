@@ -88,7 +88,7 @@ pub fn run(cli: Cli) -> CliResult<()> {
 
 /// Parses `args` (the first is the program name) and runs the command; prints
 /// errors to standard error and returns the exit code.
-pub fn main_with_args<I, T>(args: I) -> ExitCode
+fn main_with_args<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,

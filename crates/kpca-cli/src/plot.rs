@@ -33,7 +33,7 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// Figure size of one panel in pixels.
-pub const PANEL: (u32, u32) = (640, 480);
+const PANEL: (u32, u32) = (640, 480);
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> CliError {
     CliError::input(format!("cannot draw the plot: {e:?}"))
@@ -57,7 +57,7 @@ fn padded_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 }
 
 /// Draws the scatter into `area`.
-pub fn draw_scatter<DB: DrawingBackend>(
+fn draw_scatter<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     axes: (&str, &str),
@@ -106,7 +106,7 @@ pub fn draw_scatter<DB: DrawingBackend>(
 
 /// Draws the scree plot into `area`: a bar per component with its share of the
 /// variance and the cumulative share as a line.
-pub fn draw_scree<DB: DrawingBackend>(
+fn draw_scree<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     y_desc: &str,
