@@ -7,6 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rustup target add thumbv7em-none-eabihf >/dev/null
 scripts/install-firmware-deps.sh
-cargo build -q --release -p kpca-cli --bin kpca
-target/release/kpca demo --output-dir demo-out
+cargo run -q --release -p kpca-cli --example demo -- --output-dir demo-out
 scripts/firmware-demo.sh demo-out

@@ -1,14 +1,12 @@
 //! `kpca export`: a model file as C source, a raw blob, or Rust source.
 
-use super::cmd_inspect::device_kernel_text;
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::{ensure_dir, float_text, write_file};
+use crate::error::{CliError, CliResult};
+use crate::model_file::ModelFile;
+use crate::model_summary::{device_kernel_text, info_from_model};
+use crate::output::{ensure_dir, write_file};
 use clap::{Args, ValueEnum};
-use kpca::ModelRef;
 use kpca_fit::{export, ExportInfo, FitError};
 use std::path::{Path, PathBuf};
-use std::{format, println};
 
 /// What to export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -44,22 +42,6 @@ pub struct ExportArgs {
     /// Directory to write into (created if missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub output_dir: PathBuf,
-}
-
-/// The comment block of the generated sources, from what the blob holds.
-pub fn info_from_model(model: &ModelRef<'_>, source: &str) -> ExportInfo {
-    let parts = model.parts();
-    let mut p: Vec<(String, String)> = Vec::new();
-    p.push(("source".into(), source.into()));
-    p.push(("kernel".into(), device_kernel_text(&model.kernel())));
-    p.push(("dim".into(), format!("{}", model.dim())));
-    p.push(("n_points".into(), format!("{}", model.n_points())));
-    p.push(("n_components".into(), format!("{}", model.n_components())));
-    p.push(("standardize".into(), format!("{}", model.is_standardized())));
-    p.push(("threshold".into(), float_text(model.threshold())));
-    let ev: Vec<String> = parts.eigenvalues.iter().map(|&v| float_text(v)).collect();
-    p.push(("eigenvalues".into(), ev.join(" ")));
-    ExportInfo { parameters: p }
 }
 
 fn export_error(e: FitError) -> CliError {

@@ -1,16 +1,14 @@
 //! `kpca fit`: fit a model on training data and write the device model blob.
 
-use super::error::{CliError, CliResult};
-use super::output::{float_text, write_file};
-use super::table::{read_indices, read_table, Table};
+use crate::error::{fit_error, CliError, CliResult};
+use crate::output::{float_text, write_file};
+use crate::table::{read_indices, read_table, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
-    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
-    SolverReport,
+    Dataset, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver, SolverReport,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use std::{format, println};
 
 /// A kernel, by scikit-learn's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -134,7 +132,7 @@ pub struct FitArgs {
 }
 
 /// The kernel spec of the arguments (gamma unresolved when not given).
-pub fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f64) -> KernelSpec {
+fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f64) -> KernelSpec {
     let mut spec = KernelSpec::new(kernel.kind());
     spec.gamma = gamma;
     spec.degree = degree;
@@ -142,26 +140,9 @@ pub fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f6
     spec
 }
 
-/// Maps a fit error to a CLI error: parameter errors are usage errors (exit 2),
-/// everything that depends on the data is bad input (exit 1).
-pub fn fit_error(e: FitError, input: &str) -> CliError {
-    match e {
-        FitError::BadGamma(_)
-        | FitError::BadCoef0(_)
-        | FitError::BadDegree(_)
-        | FitError::ZeroComponents
-        | FitError::BadOption { .. }
-        | FitError::BadName { .. } => CliError::usage(format!("{e}")),
-        FitError::NonFiniteInput { row, column } => CliError::input(format!(
-            "{input}: row {row}, column {column} (0-based) is NaN or infinite"
-        )),
-        other => CliError::input(format!("{input}: cannot fit: {other}")),
-    }
-}
-
 /// A spinner on standard error while `work` runs, when standard error is a
 /// terminal (indicatif draws nothing otherwise).
-pub fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
+fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
     let bar = indicatif::ProgressBar::new_spinner();
     if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
         bar.set_style(style);
@@ -174,7 +155,7 @@ pub fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
 }
 
 /// Fits with the given parameters, reporting progress on a terminal.
-pub fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
+fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
     let name = &table.name;
     let mut params = KernelPca::params()
         .kernel(kernel_spec(
@@ -209,7 +190,7 @@ pub fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
 }
 
 /// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`.
-pub fn kernel_text(spec: &KernelSpec) -> String {
+fn kernel_text(spec: &KernelSpec) -> String {
     let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
     match spec.kind {
         KernelKind::Linear | KernelKind::Cosine => spec.kind.name().into(),
@@ -234,7 +215,7 @@ fn join(values: &[f64], fmt: impl Fn(f64) -> String) -> String {
 }
 
 /// Prints the fit report (eigenvalues, explained variance, threshold).
-pub fn print_fit_report(fitted: &FittedKpca) {
+fn print_fit_report(fitted: &FittedKpca) {
     let method = match fitted.method() {
         Method::Full => "full kernel PCA".to_string(),
         Method::Nystrom { landmarks, seed } => match seed {
@@ -292,7 +273,7 @@ pub fn print_fit_report(fitted: &FittedKpca) {
         println!("anomaly threshold: unset (0)");
     }
     for w in fitted.warnings() {
-        std::eprintln!("kpca: warning: {w}");
+        eprintln!("kpca: warning: {w}");
     }
 }
 

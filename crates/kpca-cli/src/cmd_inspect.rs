@@ -1,14 +1,14 @@
 //! `kpca inspect`: what a model file holds, and whether it is valid.
 
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::float_text;
+use crate::error::{CliError, CliResult};
+use crate::model_file::ModelFile;
+use crate::model_summary::{device_kernel_text, explained_among_stored};
+use crate::output::float_text;
 use clap::Args;
 use kpca::crc32::crc32;
 use kpca::format::{FLAG_STANDARDIZED, HEADER_LEN};
-use kpca::{Kernel, KernelId, ModelRef};
+use kpca::{KernelId, ModelRef};
 use std::path::PathBuf;
-use std::{format, println};
 
 /// Arguments of `kpca inspect`.
 #[derive(Debug, Clone, Args)]
@@ -31,45 +31,6 @@ fn u16_at(b: &[u8], at: usize) -> Option<u16> {
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4)?.try_into().ok().map(u32::from_le_bytes)
-}
-
-/// The kernel and its parameters, e.g. `rbf (gamma = 0.5)`.
-pub fn device_kernel_text(kernel: &Kernel) -> String {
-    match *kernel {
-        Kernel::Linear | Kernel::Cosine => kernel.id().name().into(),
-        Kernel::Rbf { gamma } | Kernel::Laplacian { gamma } => {
-            format!("{} (gamma = {})", kernel.id().name(), float_text(gamma))
-        }
-        Kernel::Polynomial {
-            gamma,
-            degree,
-            coef0,
-        } => format!(
-            "poly (gamma = {}, degree = {degree}, coef0 = {})",
-            float_text(gamma),
-            float_text(coef0)
-        ),
-        Kernel::Sigmoid { gamma, coef0 } => format!(
-            "sigmoid (gamma = {}, coef0 = {})",
-            float_text(gamma),
-            float_text(coef0)
-        ),
-    }
-}
-
-/// Proportion of each stored eigenvalue among the k stored ones.
-pub fn explained_among_stored(eigenvalues: &[f32]) -> Vec<f64> {
-    let total: f64 = eigenvalues.iter().map(|&v| f64::from(v)).sum();
-    eigenvalues
-        .iter()
-        .map(|&v| {
-            if total > 0.0 {
-                f64::from(v) / total
-            } else {
-                0.0
-            }
-        })
-        .collect()
 }
 
 fn print_valid(model: &ModelRef<'_>, len: usize) {

@@ -1,15 +1,14 @@
 //! `kpca plot`: scatter of the first two components and the scree plot, as SVG.
 
-use super::cmd_inspect::explained_among_stored;
-use super::cmd_project::{project_rows, read_rows_for};
-use super::error::CliResult;
-use super::model_file::ModelFile;
-use super::output::write_file;
-use super::plot::{group_by_label, scatter_svg, scree_svg, two_panel_svg, Figure};
-use super::table::read_labels;
+use crate::error::CliResult;
+use crate::model_file::ModelFile;
+use crate::model_summary::explained_among_stored;
+use crate::output::write_file;
+use crate::plot::{group_by_label, scatter_svg, scree_svg, two_panel_svg, Figure};
+use crate::projection::{project_rows, read_rows_for};
+use crate::table::read_labels;
 use clap::Args;
 use std::path::PathBuf;
-use std::{format, println};
 
 /// Arguments of `kpca plot`.
 #[derive(Debug, Clone, Args)]

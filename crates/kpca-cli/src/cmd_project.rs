@@ -1,12 +1,10 @@
 //! `kpca project`: the device's f32 projection of every input row.
 
-use super::error::{CliError, CliResult};
-use super::model_file::ModelFile;
-use super::output::Sink;
-use super::table::{read_table, Table};
+use crate::error::CliResult;
+use crate::model_file::ModelFile;
+use crate::output::Sink;
+use crate::projection::{project_rows, read_rows_for};
 use clap::Args;
-use kpca::ModelRef;
-use std::format;
 use std::path::PathBuf;
 
 /// Arguments of `kpca project`.
@@ -33,44 +31,10 @@ pub struct ProjectArgs {
     /// error) of each row [default: off: only the k coordinates].
     #[arg(long)]
     pub anomaly_score: bool,
-    /// Write a header line (y1,...,yk[,anomaly_score]) first [default: off].
+    /// Write a header line first: y1,...,yk, then anomaly_score with
+    /// --anomaly-score [default: off].
     #[arg(long)]
     pub header: bool,
-}
-
-/// The f32 coordinates (rows x k, row-major) and anomaly scores of every row,
-/// through the core. Errors name the row's origin.
-pub fn project_rows(model: &ModelRef<'_>, table: &Table<f32>) -> CliResult<(Vec<f32>, Vec<f32>)> {
-    let k = model.n_components();
-    let mut coords = std::vec![0.0f32; table.n_rows() * k];
-    let mut scores = Vec::with_capacity(table.n_rows());
-    for ((row, out), origin) in table
-        .rows()
-        .zip(coords.chunks_exact_mut(k))
-        .zip(&table.origins)
-    {
-        let score = model.project_and_score(row, out).map_err(|e| {
-            CliError::input(format!("{}: {origin}: cannot project: {e}", table.name))
-        })?;
-        scores.push(score);
-    }
-    Ok((coords, scores))
-}
-
-/// Reads `input` as f32 rows for `model`, checking the number of columns.
-pub fn read_rows_for(model: &ModelRef<'_>, input: &std::path::Path) -> CliResult<Table<f32>> {
-    let mut table = read_table::<f32>(input)?;
-    let d = model.dim();
-    if table.one_d && d > 1 && table.values.len() == d {
-        table = table.into_single_row();
-    }
-    if table.n_cols != d {
-        return Err(CliError::input(format!(
-            "{}: {} columns, but the model's input dimension is d = {d}",
-            table.name, table.n_cols
-        )));
-    }
-    Ok(table)
 }
 
 /// Runs `kpca project`.

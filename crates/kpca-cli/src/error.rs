@@ -1,7 +1,8 @@
-//! The error of a `kpca` subcommand and its exit code.
+//! The error of a `kpca` subcommand, its exit code, and how the fit's errors map
+//! onto it.
 
+use kpca_fit::FitError;
 use std::fmt;
-use std::path::Path;
 
 /// Exit code for bad input (unreadable or malformed files, a model that fails to
 /// load, a fit that cannot be done on this data).
@@ -29,11 +30,6 @@ impl CliError {
         CliError::Usage(msg.into())
     }
 
-    /// A bad-input error about a file: `<path>: <msg>`.
-    pub fn file(path: &Path, msg: impl fmt::Display) -> CliError {
-        CliError::Input(std::format!("{}: {msg}", path.display()))
-    }
-
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -55,3 +51,20 @@ impl std::error::Error for CliError {}
 
 /// The result of a subcommand.
 pub type CliResult<T> = Result<T, CliError>;
+
+/// Maps a fit error to a CLI error: parameter errors are usage errors (exit 2),
+/// everything that depends on the data is bad input (exit 1).
+pub fn fit_error(e: FitError, input: &str) -> CliError {
+    match e {
+        FitError::BadGamma(_)
+        | FitError::BadCoef0(_)
+        | FitError::BadDegree(_)
+        | FitError::ZeroComponents
+        | FitError::BadOption { .. }
+        | FitError::BadName { .. } => CliError::usage(format!("{e}")),
+        FitError::NonFiniteInput { row, column } => CliError::input(format!(
+            "{input}: row {row}, column {column} (0-based) is NaN or infinite"
+        )),
+        other => CliError::input(format!("{input}: cannot fit: {other}")),
+    }
+}

@@ -1,6 +1,5 @@
-//! The `kpca` command (feature `cli`): fit a model from a CSV or NPY file, project
-//! data through the device model, inspect and export model files, plot, and run
-//! the bundled demo.
+//! The `kpca` command: fit a model from a CSV or NPY file, project data through
+//! the device model, inspect and export model files, and plot.
 //!
 //! ```text
 //! kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 --output model.kpca
@@ -8,21 +7,22 @@
 //! kpca inspect model.kpca
 //! kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/
 //! kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg
-//! kpca demo
 //! ```
 //!
 //! Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error.
 //!
 //! Input rows are used exactly as given unless `--standardize` is passed at fit
 //! time; then the training mean and standard deviation go into the model and the
-//! device applies them. Projection (`project`, `plot`, `demo`) always goes through
-//! the core's f32 code path ([`kpca::ModelRef::from_bytes`] and
+//! device applies them. Projection (`project`, `plot`) always goes through the
+//! core's f32 code path ([`kpca::ModelRef::from_bytes`] and
 //! [`kpca::ModelRef::project_and_score`]), so it gives what the firmware computes.
-// A host tool: indexing into arrays whose lengths it has just built is allowed
-// here (the no-panic rule of the core and the C ABI covers unwrap/expect/panic).
-#![allow(clippy::indexing_slicing)]
+//!
+//! The library holds each subcommand (`cmd_*`: its arguments and `run`) and the
+//! modules they share: [`table`] (reading CSV and NPY), [`projection`],
+//! [`model_file`], [`model_summary`], [`metrics`], [`output`], [`plot`] and
+//! [`error`]. The BasicMotions demo (`examples/demo.rs`, run with
+//! `cargo run --release -p kpca-cli --example demo`) is a user of this library.
 
-pub mod cmd_demo;
 pub mod cmd_export;
 pub mod cmd_fit;
 pub mod cmd_inspect;
@@ -31,14 +31,15 @@ pub mod cmd_project;
 pub mod error;
 pub mod metrics;
 pub mod model_file;
+pub mod model_summary;
 pub mod output;
 pub mod plot;
+pub mod projection;
 pub mod table;
 
 use clap::{Parser, Subcommand};
 use error::{CliError, CliResult};
 use std::ffi::OsString;
-use std::format;
 use std::process::ExitCode;
 
 /// Kernel PCA for microcontroller firmware: fit on the host, run on the device.
@@ -72,8 +73,6 @@ pub enum Command {
     Export(cmd_export::ExportArgs),
     /// Plot the first two components of data and the explained variance (SVG).
     Plot(cmd_plot::PlotArgs),
-    /// Run the bundled BasicMotions anomaly-detection demo (data/README.md).
-    Demo(cmd_demo::DemoArgs),
 }
 
 /// Runs a parsed command line.
@@ -84,13 +83,12 @@ pub fn run(cli: Cli) -> CliResult<()> {
         Command::Inspect(args) => cmd_inspect::run(&args),
         Command::Export(args) => cmd_export::run(&args),
         Command::Plot(args) => cmd_plot::run(&args),
-        Command::Demo(args) => cmd_demo::run(&args),
     }
 }
 
 /// Parses `args` (the first is the program name) and runs the command; prints
 /// errors to standard error and returns the exit code.
-pub fn main_with_args<I, T>(args: I) -> ExitCode
+fn main_with_args<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -111,7 +109,7 @@ where
                 CliError::Usage(_) => "usage error",
                 CliError::Input(_) => "error",
             };
-            std::eprintln!("kpca: {kind}: {e}");
+            eprintln!("kpca: {kind}: {e}");
             ExitCode::from(e.exit_code())
         }
     }

@@ -1,4 +1,5 @@
-//! Anomaly-detection metrics: ROC AUC (Mann-Whitney), numpy-style percentiles.
+//! Anomaly-detection metrics: ROC AUC (Mann-Whitney), alarm counts at a
+//! threshold, and the largest difference between two score lists.
 
 /// ROC AUC of `scores` against 0/1 `labels` (true = anomalous, the positive
 /// class), computed as the Mann-Whitney statistic: the fraction of
@@ -35,21 +36,60 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Option<f64> {
     Some(u / (n_pos_f * n_neg as f64))
 }
 
-/// The q-th percentile (0..=100) of `values` with linear interpolation between
-/// order statistics, like numpy's default: h = (n - 1) q / 100,
-/// v[floor h] + (h - floor h) (v[floor h + 1] - v[floor h]). `None` when empty.
-pub fn percentile(values: &[f64], q: f64) -> Option<f64> {
-    if values.is_empty() || !(0.0..=100.0).contains(&q) {
-        return None;
+/// Alarms at a threshold (an alarm when score > threshold), counted among the
+/// normal and the anomalous rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlarmCounts {
+    /// Alarms among normal rows.
+    pub false_alarms: usize,
+    /// Normal rows.
+    pub normal: usize,
+    /// Alarms among anomalous rows.
+    pub detections: usize,
+    /// Anomalous rows.
+    pub anomalous: usize,
+}
+
+impl AlarmCounts {
+    /// Counts alarms (strict `>`) of `scores` against 0/1 `anomalous` labels.
+    pub fn count(scores: &[f32], anomalous: &[bool], threshold: f32) -> AlarmCounts {
+        let mut r = AlarmCounts {
+            false_alarms: 0,
+            normal: 0,
+            detections: 0,
+            anomalous: 0,
+        };
+        for (&s, &a) in scores.iter().zip(anomalous) {
+            let alarm = s > threshold;
+            if a {
+                r.anomalous += 1;
+                r.detections += usize::from(alarm);
+            } else {
+                r.normal += 1;
+                r.false_alarms += usize::from(alarm);
+            }
+        }
+        r
     }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let h = (v.len() - 1) as f64 * q / 100.0;
-    let lo = h.floor() as usize;
-    let frac = h - lo as f64;
-    let a = *v.get(lo)?;
-    let b = *v.get(lo + 1).unwrap_or(&a);
-    Some(a + frac * (b - a))
+
+    /// False alarms / normal rows (0 when there are none).
+    pub fn false_alarm_rate(&self) -> f64 {
+        self.false_alarms as f64 / self.normal.max(1) as f64
+    }
+
+    /// Detections / anomalous rows (0 when there are none).
+    pub fn detection_rate(&self) -> f64 {
+        self.detections as f64 / self.anomalous.max(1) as f64
+    }
+}
+
+/// The largest `|a[i] - b[i]|` (0 for empty lists); NaN when any difference is
+/// NaN, so a NaN score is never hidden by the others.
+pub fn max_abs_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, |m, d| if d > m || d.is_nan() { d } else { m })
 }
 
 #[cfg(test)]
@@ -89,12 +129,21 @@ mod tests {
     }
 
     #[test]
-    fn percentile_like_numpy() {
-        // numpy.percentile([1, 2, 3, 4], 99) = 3.97
-        let p = percentile(&[4.0, 1.0, 3.0, 2.0], 99.0).unwrap();
-        assert!((p - 3.97).abs() < 1e-12);
-        assert_eq!(percentile(&[5.0], 99.0), Some(5.0));
-        assert_eq!(percentile(&[1.0, 2.0], 100.0), Some(2.0));
-        assert_eq!(percentile(&[], 50.0), None);
+    fn alarms_count_strictly_above() {
+        let r = AlarmCounts::count(&[0.5, 1.0, 2.0, 0.1], &[false, true, true, false], 1.0);
+        assert_eq!(
+            (r.false_alarms, r.normal, r.detections, r.anomalous),
+            (0, 2, 1, 2)
+        );
+        assert_eq!(r.detection_rate(), 0.5);
+        assert_eq!(r.false_alarm_rate(), 0.0);
+    }
+
+    #[test]
+    fn max_abs_difference_propagates_nan() {
+        assert_eq!(max_abs_difference(&[1.0, -2.0], &[1.5, 1.0]), 3.0);
+        assert_eq!(max_abs_difference(&[], &[]), 0.0);
+        assert!(max_abs_difference(&[f64::NAN, 5.0], &[0.0, 0.0]).is_nan());
+        assert!(max_abs_difference(&[5.0, f64::NAN], &[0.0, 0.0]).is_nan());
     }
 }

@@ -1,8 +1,7 @@
 //! Loading a model blob from a file into 4-byte-aligned memory.
 
-use super::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 use kpca::ModelRef;
-use std::format;
 use std::path::Path;
 
 /// The bytes of a model file, held at a 4-byte-aligned address (as the core's
@@ -26,7 +25,7 @@ impl ModelFile {
 
     /// Copies `bytes` into aligned storage.
     pub fn from_bytes(bytes: &[u8], name: String) -> ModelFile {
-        let mut buf = std::vec![0u8; bytes.len() + 3];
+        let mut buf = vec![0u8; bytes.len() + 3];
         let start = buf.as_ptr().align_offset(4).min(3);
         if let Some(dst) = buf.get_mut(start..start + bytes.len()) {
             dst.copy_from_slice(bytes);

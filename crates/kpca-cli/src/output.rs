@@ -1,8 +1,7 @@
 //! Writing results: CSV with shortest round-trip floats, to a file or standard output.
 
-use super::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 use std::fmt::Debug;
-use std::format;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -35,11 +34,6 @@ impl Sink {
             name: arg.display().to_string(),
             writer: Box::new(BufWriter::new(file)),
         })
-    }
-
-    /// Whether this sink is standard output.
-    pub fn is_stdout(&self) -> bool {
-        self.name == "<stdout>"
     }
 
     /// Writes one CSV row of text fields (quoted by the `csv` rules when needed).

@@ -5,10 +5,9 @@
 //! backend writes `<text>` elements for the viewer to render, and text extents
 //! are estimated, so no font file and no fontconfig are needed.
 
-use super::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::{format, vec};
 
 /// Points of one group (one label) in the scatter.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,7 +33,7 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// Figure size of one panel in pixels.
-pub const PANEL: (u32, u32) = (640, 480);
+const PANEL: (u32, u32) = (640, 480);
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> CliError {
     CliError::input(format!("cannot draw the plot: {e:?}"))
@@ -58,7 +57,7 @@ fn padded_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 }
 
 /// Draws the scatter into `area`.
-pub fn draw_scatter<DB: DrawingBackend>(
+fn draw_scatter<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     axes: (&str, &str),
@@ -107,7 +106,7 @@ pub fn draw_scatter<DB: DrawingBackend>(
 
 /// Draws the scree plot into `area`: a bar per component with its share of the
 /// variance and the cumulative share as a line.
-pub fn draw_scree<DB: DrawingBackend>(
+fn draw_scree<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     y_desc: &str,

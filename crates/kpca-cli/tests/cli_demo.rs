@@ -1,5 +1,13 @@
-//! `kpca demo` end to end: it follows the DEMO PROTOCOL of data/README.md, gets
-//! the reference numbers, finishes fast, and leaves files the firmware test can use.
+//! The BasicMotions demo (examples/demo.rs) end to end: it follows the DEMO
+//! PROTOCOL of data/README.md, gets the reference numbers, finishes fast, and
+//! leaves files that the firmware test and `kpca project` agree with.
+//!
+//! The demo's steps (examples/demo/) are compiled into this test and run in
+//! process, as the example's `main` runs them; the `kpca` binary inspects and
+//! projects what they wrote.
+
+#[path = "../examples/demo/mod.rs"]
+mod demo;
 
 use std::path::Path;
 use std::process::Command;
@@ -71,13 +79,10 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
     let out_dir = tempfile::tempdir().expect("temp dir");
     let out = out_dir.path();
     let started = Instant::now();
-    let stdout = kpca(&[
-        "demo",
-        "--data",
-        root().join("data/basicmotions.csv").to_str().unwrap(),
-        "--output-dir",
-        out.to_str().unwrap(),
-    ]);
+    let stdout = match demo::run(out) {
+        Ok(report) => report,
+        Err(e) => panic!("the demo failed: {e}"),
+    };
     let elapsed = started.elapsed();
     assert!(elapsed < DEMO_TIME_LIMIT, "demo took {elapsed:?}");
     for needle in [
@@ -88,6 +93,9 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
         "false-alarm rate: 10/90 = 0.1111",
         "detection rate:   266/270 = 0.9852",
         "Badminton 0.9996, Running 1.0000, Standing 0.9407",
+        "peers (scripts/peers/demo_peers.json): a_ours_feature_space_error 0.980123, \
+         b_sklearn_feature_space_error 0.980123, b_sklearn_input_space_error 0.980041, \
+         c_pyod_kpca_decision_function 0.980123,",
         "scripts/firmware-demo.sh",
     ] {
         assert!(

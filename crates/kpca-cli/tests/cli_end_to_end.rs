@@ -856,7 +856,6 @@ fn help_is_complete() {
                 "--scree-output",
             ],
         ),
-        ("demo", &["--data", "--output-dir", "--name"]),
     ];
     for (sub, flags) in expected {
         let help = ok(&[sub, "--help"]);
@@ -885,9 +884,12 @@ fn help_is_complete() {
         assert!(help.contains("Example:"), "{sub} --help has no example");
     }
     let top = ok(&["--help"]);
-    for sub in ["fit", "project", "inspect", "export", "plot", "demo"] {
+    for sub in ["fit", "project", "inspect", "export", "plot"] {
         assert!(top.contains(sub));
     }
+    // The demo is an example of the library's users, not a subcommand.
+    assert!(!top.contains("demo"), "{top}");
+    fails(&["demo"], 2, &["unrecognized subcommand 'demo'"]);
     assert!(top.contains("Exit codes: 0 success, 1 bad input"));
 }
 

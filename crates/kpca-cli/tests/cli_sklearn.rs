@@ -29,6 +29,14 @@ fn run(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The largest of non-negative `values`; NaN when any is NaN (a fold with
+/// `f64::max` would skip a NaN and let the comparison after it pass).
+fn max_or_nan(values: impl IntoIterator<Item = f64>) -> f64 {
+    values
+        .into_iter()
+        .fold(0.0, |m, v| if v > m || v.is_nan() { v } else { m })
+}
+
 fn matrix(v: &serde_json::Value) -> Vec<Vec<f64>> {
     v.as_array()
         .expect("array")
@@ -132,12 +140,12 @@ fn cli_reproduces_sklearn_test_scores_on_every_full_fixture() {
         assert_eq!(got.len(), expected.len(), "{name}: row count");
         let k: usize = k.parse().unwrap();
         for col in 0..k {
-            let scale = expected.iter().map(|r| r[col].abs()).fold(0.0f64, f64::max);
-            let worst = got
-                .iter()
-                .zip(&expected)
-                .map(|(g, e)| (g[col] - e[col]).abs())
-                .fold(0.0f64, f64::max);
+            let scale = max_or_nan(expected.iter().map(|r| r[col].abs()));
+            let worst = max_or_nan(
+                got.iter()
+                    .zip(&expected)
+                    .map(|(g, e)| (g[col] - e[col]).abs()),
+            );
             eprintln!(
                 "{name}: component {col} worst {worst:e} scale {scale:e} ratio {:e}",
                 worst / scale
@@ -148,28 +156,26 @@ fn cli_reproduces_sklearn_test_scores_on_every_full_fixture() {
                 col + 1
             );
         }
-        if let Some(anomaly) = fx["test_anomaly_scores"].as_array() {
-            let reference: Vec<f64> = anomaly.iter().map(|v| v.as_f64().unwrap()).collect();
-            // The score is k(x,x) - 2c'k_x + s - ||y||^2: its rounding error scales
-            // with the terms, of which ||y||^2 + e (the centred k(x,x)) is the size.
-            let scale = got
-                .iter()
+        let anomaly = fx["test_anomaly_scores"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: no test_anomaly_scores"));
+        let reference: Vec<f64> = anomaly.iter().map(|v| v.as_f64().unwrap()).collect();
+        assert_eq!(reference.len(), got.len(), "{name}: anomaly score count");
+        // The score is k(x,x) - 2c'k_x + s - ||y||^2: its rounding error scales
+        // with the terms, of which ||y||^2 + e (the centred k(x,x)) is the size.
+        let scale = max_or_nan(
+            got.iter()
                 .zip(&reference)
-                .map(|(g, e)| e.abs() + g[..k].iter().map(|y| y * y).sum::<f64>())
-                .fold(0.0f64, f64::max);
-            let worst = got
-                .iter()
-                .zip(&reference)
-                .map(|(g, e)| (g[k] - e).abs())
-                .fold(0.0f64, f64::max);
-            eprintln!(
-                "{name}: anomaly worst {worst:e}, term scale {scale:e}, ratio {:e}",
-                worst / scale
-            );
-            assert!(
-                worst <= ANOMALY_TOL * scale,
-                "{name}: anomaly scores differ by {worst:e} (scale of the terms {scale:e})"
-            );
-        }
+                .map(|(g, e)| e.abs() + g[..k].iter().map(|y| y * y).sum::<f64>()),
+        );
+        let worst = max_or_nan(got.iter().zip(&reference).map(|(g, e)| (g[k] - e).abs()));
+        eprintln!(
+            "{name}: anomaly worst {worst:e}, term scale {scale:e}, ratio {:e}",
+            worst / scale
+        );
+        assert!(
+            worst <= ANOMALY_TOL * scale,
+            "{name}: anomaly scores differ by {worst:e} (scale of the terms {scale:e})"
+        );
     }
 }

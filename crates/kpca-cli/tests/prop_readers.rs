@@ -1,4 +1,4 @@
-//! Property tests of the `kpca` command's readers (issue 6): arbitrary bytes and
+//! Property tests of the `kpca` command's readers: arbitrary bytes and
 //! structured but broken CSV and NPY through `kpca_cli::table::parse_table`
 //! (the function `kpca fit`, `project` and `plot` read every table with), label
 //! and index lists through `read_labels` / `read_indices`, and a smaller number
