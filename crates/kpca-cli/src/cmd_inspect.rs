@@ -6,7 +6,8 @@ use crate::model_summary::{device_kernel_text, explained_among_stored};
 use crate::output::float_text;
 use clap::Args;
 use kpca::crc32::crc32;
-use kpca::format::{FLAG_STANDARDIZED, HEADER_LEN};
+use kpca::format::HEADER_LEN;
+use kpca::Header;
 use kpca::{KernelId, ModelRef};
 use std::path::PathBuf;
 
@@ -25,10 +26,7 @@ pub struct InspectArgs {
     pub model: PathBuf,
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    b.get(at..at + 2)?.try_into().ok().map(u16::from_le_bytes)
-}
-
+/// The little-endian u32 at `at` (the stored CRC), if the bytes are there.
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4)?.try_into().ok().map(u32::from_le_bytes)
 }
@@ -90,6 +88,34 @@ fn print_valid(model: &ModelRef<'_>, len: usize) {
     }
 }
 
+/// What the header of a blob that failed to load claims, and its CRC.
+fn describe_damaged(bytes: &[u8], h: &Header) {
+    let kernel = KernelId::try_from(h.kernel)
+        .map(|id| id.name())
+        .unwrap_or("unknown");
+    println!(
+        "header: version {}, kernel {kernel}, d = {}, m = {}, k = {}, standardised: {}, \
+         declared length {}",
+        h.version,
+        h.dim,
+        h.n_points,
+        h.n_components,
+        h.is_standardized(),
+        h.total_len
+    );
+    let declared = usize::try_from(h.total_len).unwrap_or(0);
+    if declared >= HEADER_LEN + 4 && declared <= bytes.len() {
+        let stored = u32_at(bytes, declared - 4).unwrap_or(0);
+        let computed = crc32(&bytes[..declared - 4]);
+        let verdict = if stored == computed {
+            "match"
+        } else {
+            "MISMATCH"
+        };
+        println!("CRC-32: stored 0x{stored:08x}, computed 0x{computed:08x} ({verdict})");
+    }
+}
+
 /// Runs `kpca inspect`.
 pub fn run(args: &InspectArgs) -> CliResult<()> {
     let file = ModelFile::read(&args.model)?;
@@ -99,46 +125,16 @@ pub fn run(args: &InspectArgs) -> CliResult<()> {
     match ModelRef::from_bytes(bytes) {
         Ok(model) => {
             let crc = u32_at(bytes, bytes.len().saturating_sub(4)).unwrap_or(0);
-            println!(
-                "format: version {}, CRC-32 0x{crc:08x}",
-                u16_at(bytes, 4).unwrap_or(0)
-            );
+            let version = Header::of(&model).version;
+            println!("format: version {version}, CRC-32 0x{crc:08x}");
             print_valid(&model, bytes.len());
             println!("check: OK (CRC-32 matches; header, dimensions, kernel and values valid)");
             Ok(())
         }
         Err(e) => {
             // Say what the header claims, as far as it can be read.
-            if bytes.get(..4) == Some(b"KPCA") && bytes.len() >= HEADER_LEN + 4 {
-                let kernel = u16_at(bytes, 10)
-                    .and_then(|id| KernelId::try_from(id).ok())
-                    .map(|id| id.name())
-                    .unwrap_or("unknown");
-                println!(
-                    "header: version {}, kernel {kernel}, d = {}, m = {}, k = {}, standardised: {}, \
-                     declared length {}",
-                    u16_at(bytes, 4).unwrap_or(0),
-                    u32_at(bytes, 16).unwrap_or(0),
-                    u32_at(bytes, 20).unwrap_or(0),
-                    u32_at(bytes, 24).unwrap_or(0),
-                    u32_at(bytes, 12).unwrap_or(0) & FLAG_STANDARDIZED != 0,
-                    u32_at(bytes, 48).unwrap_or(0)
-                );
-                let declared = u32_at(bytes, 48)
-                    .and_then(|v| usize::try_from(v).ok())
-                    .unwrap_or(0);
-                if declared >= HEADER_LEN + 4 && declared <= bytes.len() {
-                    let stored = u32_at(bytes, declared - 4).unwrap_or(0);
-                    let computed = bytes.get(..declared - 4).map(crc32).unwrap_or(0);
-                    println!(
-                        "CRC-32: stored 0x{stored:08x}, computed 0x{computed:08x} ({})",
-                        if stored == computed {
-                            "match"
-                        } else {
-                            "MISMATCH"
-                        }
-                    );
-                }
+            if let Some(h) = Header::read(bytes).filter(|_| bytes.len() >= HEADER_LEN + 4) {
+                describe_damaged(bytes, &h);
             }
             println!("check: FAILED: {e} (kpca status {} {:?})", e.code(), e);
             Err(CliError::input(format!(
