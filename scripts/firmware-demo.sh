@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The firmware half of the README's main job: runs the model written by
-# `kpca demo` on the emulated Cortex-M4F (C firmware + libkpca.a under QEMU
+# The demo (crates/kpca-cli/examples/demo.rs) on the emulated Cortex-M4F (C firmware + libkpca.a under QEMU
 # mps2-an386) and checks every coordinate and score against the host's.
 #
 #   scripts/firmware-demo.sh [DEMO_DIR]      (default demo-out)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`kpca demo` protocol on data/basicmotions.csv: reference numbers and peers.
+"""demo protocol (`cargo run --release -p kpca-cli --example demo`) on data/basicmotions.csv: reference numbers and peers.
 
 Reproduces the DEMO PROTOCOL of data/README.md and reports anomaly-detection
 ROC AUC on the exact same windows and features for
