@@ -271,8 +271,11 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
     let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, true, 3);
     let blob = model.blob();
     let (mut refused, mut accepted) = (0, 0);
-    for i in 0..HEADER_LEN {
-        for bit in 0..8 {
+    // Under Miri (an interpreter) every 5th bit: the same checks on a sample.
+    let step = if cfg!(miri) { 5 } else { 1 };
+    for flip in (0..8 * HEADER_LEN).step_by(step) {
+        let (i, bit) = (flip / 8, flip % 8);
+        {
             let mut b = AlignedBlob::from_bytes(&blob);
             b[i] ^= 1 << bit;
             fix_crc(&mut b);
