@@ -270,47 +270,40 @@ fn every_single_byte_flip_and_truncation_is_rejected() {
 fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
     let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, true, 3);
     let blob = model.blob();
-    let (mut refused, mut accepted) = (0, 0);
-    // Under Miri (an interpreter) every 5th bit: the same checks on a sample.
-    let step = if cfg!(miri) { 5 } else { 1 };
+    // The magic, version, byte order, header length (bytes 0..10), flags and
+    // sizes (12..28), total length and reserved words (48..64) admit no other
+    // value for this blob; the kernel id, degree and float fields may.
+    let must_refuse = |i: usize| i < 10 || (12..28).contains(&i) || i >= 48;
+    let mut accepted = 0;
+    // Under Miri (an interpreter) every 11th bit: the same checks on a sample.
+    let step = if cfg!(miri) { 11 } else { 1 };
     for flip in (0..8 * HEADER_LEN).step_by(step) {
         let (i, bit) = (flip / 8, flip % 8);
-        {
-            let mut b = AlignedBlob::from_bytes(&blob);
-            b[i] ^= 1 << bit;
-            fix_crc(&mut b);
-            match ModelRef::from_bytes(&b) {
-                Err(e) => {
-                    assert_ne!(e, Error::CrcMismatch, "byte {i} bit {bit}");
-                    refused += 1;
-                }
-                Ok(view) => {
-                    let h = Header::parse(&b).expect("an accepted header parses");
-                    let loaded = Header::of(&view);
-                    let id = KernelId::try_from(h.kernel).expect("an accepted kernel id");
-                    let kernel = Kernel::from_parts(id, h.gamma, h.degree, h.coef0);
-                    assert_eq!(Ok(view.kernel()), kernel, "byte {i} bit {bit}");
-                    // Parameters the kernel does not use are stored as 0.
-                    let (gamma, degree, coef0) = view.kernel().params();
-                    let described = Header {
-                        gamma,
-                        degree,
-                        coef0,
-                        ..h
-                    };
-                    assert_eq!(loaded, described, "byte {i} bit {bit}");
-                    accepted += 1;
-                }
+        let mut b = AlignedBlob::from_bytes(&blob);
+        b[i] ^= 1 << bit;
+        fix_crc(&mut b);
+        match ModelRef::from_bytes(&b) {
+            Err(e) => assert_ne!(e, Error::CrcMismatch, "byte {i} bit {bit}"),
+            Ok(view) => {
+                assert!(!must_refuse(i), "byte {i} bit {bit} accepted");
+                let h = Header::parse(&b).expect("an accepted header parses");
+                let loaded = Header::of(&view);
+                let id = KernelId::try_from(h.kernel).expect("an accepted kernel id");
+                let kernel = Kernel::from_parts(id, h.gamma, h.degree, h.coef0);
+                assert_eq!(Ok(view.kernel()), kernel, "byte {i} bit {bit}");
+                // Parameters the kernel does not use are stored as 0.
+                let (gamma, degree, coef0) = view.kernel().params();
+                let described = Header {
+                    gamma,
+                    degree,
+                    coef0,
+                    ..h
+                };
+                assert_eq!(loaded, described, "byte {i} bit {bit}");
+                accepted += 1;
             }
         }
     }
-    // Every bit of the magic, version, byte order, header length, kernel id,
-    // flags, sizes, total length and reserved words is a refusal; the float
-    // fields (gamma, coef0, threshold, s) have accepted values.
-    assert!(
-        refused >= 8 * (4 + 2 + 2 + 2 + 4 + 12 + 4 + 12),
-        "{refused} refused"
-    );
     assert!(accepted > 0);
 }
 
