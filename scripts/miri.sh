@@ -3,14 +3,14 @@
 # tests with the C ABI, tests/capi.rs, tests/core_model.rs, and the hostile
 # tests (tests/capi_hostile.rs, tests/numeric_edges.rs, which run fewer cases
 # under cfg(miri)). Any undefined behaviour Miri finds fails the script.
-# Part of scripts/test-all.sh ("hostile input"); selection and timings in TESTING.md.
+# Step "miri" of `cargo xtask test`; also `cargo xtask miri`. Selection and
+# timings in TESTING.md.
 #
 # libm's x86_64 sqrtf is inline assembly, which Miri cannot run; its
 # force-soft-floats feature selects the portable (also correctly rounded) code
 # for these runs only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/hostile-common.sh
+. "$(dirname "$0")/common.sh"
 need_nightly miri
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
   echo "miri: adding the miri and rust-src components to the nightly toolchain"
