@@ -8,7 +8,9 @@
 #
 # libm's x86_64 sqrtf is inline assembly, which Miri cannot run; its
 # force-soft-floats feature selects the portable (also correctly rounded) code
-# for these runs only.
+# for these runs only. libm is a dependency of kpca, not of kpca-capi: the C
+# ABI's runs name both packages so that `--features libm/force-soft-floats`
+# applies (cargo unifies it into the kpca the C ABI tests link).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 need_nightly miri
@@ -38,7 +40,8 @@ run "unit tests (core, --lib)" -p kpca --features libm/force-soft-floats --lib -
   --skip fastmath::tests::exp2_neg_and_exp_neg_are_within_their_stated_bounds \
   --skip fastmath::tests::tanh_is_within_its_absolute_error_bound \
   --skip project::tests::every_path_matches_f64_around_its_limits
-run "tests/capi.rs" -p kpca-capi --test capi
+SOFT=(--features libm/force-soft-floats)
+run "tests/capi.rs" -p kpca-capi -p kpca "${SOFT[@]}" --test capi
 # Skipped: two tests that load a Vec<u8> in place, which is 4-byte aligned only
 # by the host allocator's grace (Miri gives a u8 allocation any address, and the
 # loader then rightly says Misaligned); the exhaustive bit-flip sweep (over 15
@@ -50,6 +53,6 @@ run "tests/core_model.rs" -p kpca --features libm/force-soft-floats --test core_
   --skip owned_model_is_the_same_model \
   --skip every_single_byte_flip_and_truncation_is_rejected \
   --skip every_kernel_matches_the_f64_formulas
-run "tests/capi_hostile.rs" -p kpca-capi --test capi_hostile
+run "tests/capi_hostile.rs" -p kpca-capi -p kpca "${SOFT[@]}" --test capi_hostile
 run "tests/numeric_edges.rs" -p kpca --features libm/force-soft-floats --test numeric_edges
 echo "miri: no undefined behaviour found"
