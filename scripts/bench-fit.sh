@@ -8,8 +8,10 @@
 # one run when the first takes 2 s or more) and peak resident set (VmHWM) of that
 # process, plus its resident set just before the fit; kpca also reports its peak
 # heap (counting allocator). Cases that would take far too long are skipped with
-# the reason in the table. Writes target/bench-fit/results.jsonl and table.md
-# (KPCA_BENCH_OUT overrides) and prints the tables; about 5 to 10 minutes.
+# the reason in the table. Writes results.jsonl and table.md into
+# $CARGO_TARGET_DIR/bench-fit (default target/bench-fit; KPCA_BENCH_OUT overrides,
+# relative to the directory it is started from) and prints the tables; about 5
+# to 10 minutes. Also `cargo xtask bench-fit`.
 #
 # KPCA_BENCH_ONLY=full or =nystrom runs only that part. KPCA_BENCH_PHASES=1 adds,
 # for kpca's iterative full fit, the time of the kernel matrix + centring + one
@@ -19,10 +21,10 @@
 # with pip if missing; PYTHON selects the interpreter). Threads are left as the
 # machine has them (rayon and OpenBLAS: all cores) and recorded.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 PYTHON="${PYTHON:-python3}"
-OUT="${KPCA_BENCH_OUT:-target/bench-fit}"
-case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
+OUT="${KPCA_BENCH_OUT:-$TARGET_DIR/bench-fit}"
+case "$OUT" in /*) ;; *) OUT="$CALLER_DIR/$OUT" ;; esac
 mkdir -p "$OUT"
 TIMEOUT="${KPCA_BENCH_TIMEOUT:-300}"
 ONLY="${KPCA_BENCH_ONLY:-}"

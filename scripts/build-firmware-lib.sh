@@ -5,6 +5,7 @@
 #   scripts/build-firmware-lib.sh [TARGET [FEATURES]]   (default thumbv7em-none-eabihf)
 #   -> build/firmware/TARGET/libkpca.a   (build/firmware/TARGET-FEATURES/ with features;
 #      FEATURES are test-only features of the kpca-staticlib crate)
+#   Prints the library's absolute path. Also `cargo xtask firmware build [TARGET]`.
 #
 # Rust's static library carries its own copies of compiler runtime routines
 # (__aeabi_memcpy*, __aeabi_memclr*, integer division, ...). Linked as they are,
@@ -15,7 +16,7 @@
 # and division calls keep resolving to newlib/libgcc, and the library exports
 # exactly the functions of include/kpca.h (checked below).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 target=${1:-thumbv7em-none-eabihf}
 features=${2:-}
 case "$target" in
@@ -23,15 +24,16 @@ case "$target" in
   riscv32*) tools=riscv64-unknown-elf- ;;
   *) echo "unsupported target $target" >&2; exit 2 ;;
 esac
+need_tools build-firmware-lib "${tools}ld" "${tools}objcopy" "${tools}ar" "${tools}nm"
 if [ -n "$features" ]; then
   cargo build -q -p kpca-staticlib --profile firmware --target "$target" --features "$features" \
-    --target-dir "target/firmware-$features"
-  src=target/firmware-$features/$target/firmware/libkpca.a
-  out=build/firmware/$target-$features
+    --target-dir "$TARGET_DIR/firmware-$features"
+  src=$TARGET_DIR/firmware-$features/$target/firmware/libkpca.a
+  out=$ROOT/build/firmware/$target-$features
 else
   cargo build -q -p kpca-staticlib --profile firmware --target "$target"
-  src=target/$target/firmware/libkpca.a
-  out=build/firmware/$target
+  src=$TARGET_DIR/$target/firmware/libkpca.a
+  out=$ROOT/build/firmware/$target
 fi
 mkdir -p "$out"
 rm -f "$out/libkpca.a" "$out/kpca.o"

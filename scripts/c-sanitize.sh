@@ -1,22 +1,20 @@
 #!/usr/bin/env bash
 # The C status tests (c-examples/tests/status_tests.c) under AddressSanitizer and
 # UndefinedBehaviorSanitizer: builds the host static library
-# (target/c-tests/release/libkpca.a), generates the test models
-# (examples/c_test_models.rs), compiles the tests with strict C99 flags and the
-# sanitizers, runs them, and fails on any failed check or sanitizer report.
-# Part of scripts/test-all.sh ("hostile input"). CC selects the compiler (cc).
+# ($CARGO_TARGET_DIR/c-tests/release/libkpca.a, default target/c-tests), generates
+# the test models (`cargo xtask gen-model c-tests`), compiles the tests with
+# strict C99 flags and the sanitizers, runs them, and fails on any failed check
+# or sanitizer report. Step "sanitize" of `cargo xtask test`; also
+# `cargo xtask sanitize`. CC selects the compiler (cc; gcc or clang).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 CC=${CC:-cc}
-OUT=target/c-tests
-if ! command -v "$CC" >/dev/null; then
-  echo "c-sanitize: $CC not found; installing gcc"
-  apt-get install -y -qq gcc >/dev/null
-fi
+OUT=$TARGET_DIR/c-tests
+need_tools c-sanitize "$CC"
 
 echo "c-sanitize: building libkpca.a (host, release) and the test models"
 cargo build --quiet -p kpca-staticlib --release --target-dir "$OUT"
-cargo run --quiet -p kpca-fit --example c_test_models --target-dir "$OUT" -- "$OUT/gen"
+cargo xtask gen-model c-tests "$OUT/gen"
 
 FLAGS=(-std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -Wfloat-conversion
        -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g)

@@ -11,11 +11,13 @@
 # to a firmware that loads a model, projects and scores (text+rodata of a
 # firmware with the calls minus the same firmware without them; the model data
 # is in both); every kernel's cost and stack at m=128, d=8, k=4.
-# Prints a Markdown table and writes it to build/firmware-cost.md.
+# Prints a Markdown table and writes it to build/firmware-cost.md. Also
+# `cargo xtask firmware cost [--quick]` (installs the tools first).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
+. "$(dirname "$0")/common.sh"
+root=$ROOT
 quick=${1:-}
+need_tools firmware-cost arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm python3
 scripts/qemu-plugin/build.sh >/dev/null
 PLUGIN=$root/build/qemu-plugin/libinsn.so
 N=64
@@ -23,12 +25,12 @@ out=$root/build/cost
 mkdir -p "$out"
 
 cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
-LIB=$root/target/thumbv7em-none-eabihf/firmware/libkpca.a
+LIB=$TARGET_DIR/thumbv7em-none-eabihf/firmware/libkpca.a
 
 FW=c-examples/firmware
 ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
 CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$root/c-examples/baseline -I$root/include"
-LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections"
+LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
 harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
 
 count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }
@@ -43,7 +45,7 @@ table="| m | d | k | kpca_project (instr.) | kpca_anomaly_score (instr.) | C bas
 |---|---|---|---|---|---|---|---|---|---|"
 for m in $ms; do for d in $ds; do
   dir=$out/m${m}_d${d}
-  cargo run -q -p kpca-fit --example bench_model -- rbf "$m" "$d" 4 "$dir"
+  cargo xtask gen-model bench rbf "$m" "$d" 4 "$dir"
   for op in 1 2 3; do for calls in 0 $N; do
     arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
       -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
@@ -69,7 +71,7 @@ ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score 
 |---|---|---|---|"
 for kern in linear poly rbf laplacian sigmoid cosine; do
   dir=$out/kernel_$kern
-  cargo run -q -p kpca-fit --example bench_model -- "$kern" 128 8 4 "$dir"
+  cargo xtask gen-model bench "$kern" 128 8 4 "$dir"
   for op in 1 2; do for calls in 0 $N; do
     arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
       -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
@@ -86,7 +88,7 @@ done
 
 # Flash: a firmware that loads, projects and scores, with and without the library calls.
 dir=$out/flash
-cargo run -q -p kpca-fit --example bench_model -- rbf 128 8 4 "$dir"
+cargo xtask gen-model bench rbf 128 8 4 "$dir"
 for with in 0 1; do
   arm-none-eabi-gcc $CFLAGS -I"$dir" -DWITH_KPCA=$with $LDFLAGS -o "$dir/flash_$with.elf" \
     $FW/flash_kpca.c "$dir/bench_model.c" $FW/startup.c $FW/semihost.c $FW/stack.c "$LIB" -lm

@@ -10,16 +10,20 @@
 # runs it under qemu-system-arm -machine mps2-an386 with semihosting and writes
 # its per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score).
 # Exit status: the firmware's (0 = every call returned KPCA_OK).
+# Also `cargo xtask firmware run MODEL.kpca VECTORS.csv OUT_DIR` (installs the
+# tools first); used by tests/firmware_qemu.rs and scripts/firmware-demo.sh.
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 MODEL.kpca VECTORS.csv OUT_DIR" >&2; exit 2; }
-root=$(cd "$(dirname "$0")/.." && pwd)
 model=$(realpath "$1"); vectors=$(realpath "$2"); out=$(mkdir -p "$3" && realpath "$3")
+. "$(dirname "$0")/common.sh"
+root=$ROOT
+need_tools firmware-run arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm
 gen=$out/firmware-src
 mkdir -p "$gen"
 
 lib=$("$root/scripts/build-firmware-lib.sh" thumbv7em-none-eabihf)
-( cd "$root" && cargo run -q --release -p kpca-cli --bin kpca -- \
-    export --model "$model" --format c --name model --output-dir "$gen" >/dev/null )
+cargo run -q --release -p kpca-cli --bin kpca -- \
+    export --model "$model" --format c --name model --output-dir "$gen" >/dev/null
 
 # vectors.c / vectors.h from the CSV: skip a non-numeric first line and # comments.
 awk -F, -v gen="$gen" '

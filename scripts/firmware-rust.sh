@@ -5,15 +5,16 @@
 #
 #   scripts/firmware-rust.sh [KERNEL M D K]      (default: rbf 32 8 4)
 #
-# 1. installs what it needs (scripts/install-firmware-deps.sh, the rustup target);
-# 2. generates the model blob, test vectors and the host's f32 results into
-#    firmware/rust-m4f/generated/ (examples/rust_fw_model.rs, gitignored);
-# 3. builds the firmware (release) and prints its section sizes;
-# 4. runs it under `timeout` in QEMU; fails unless the firmware exits with 0
+# 1. generates the model blob, test vectors and the host's f32 results into
+#    firmware/rust-m4f/generated/ (`cargo xtask gen-model rust-fw`, gitignored);
+# 2. builds the firmware (release) and prints its section sizes;
+# 3. runs it under `timeout` in QEMU; fails unless the firmware exits with 0
 #    (every coordinate and score within 1e-5 of its component's scale).
+# Needs arm-none-eabi-gcc's binutils, qemu-system-arm and the rustup target:
+# `cargo xtask firmware rust [KERNEL M D K]` installs them first.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
+. "$(dirname "$0")/common.sh"
+root=$ROOT
 fw=$root/firmware/rust-m4f
 target=thumbv7em-none-eabihf
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-60}
@@ -25,15 +26,15 @@ k=${4:-4}
 
 step() { printf '\n=== firmware-rust: %s\n' "$*"; }
 
-step "dependencies"
-scripts/install-firmware-deps.sh
+need_tools firmware-rust arm-none-eabi-size qemu-system-arm
 if ! rustup target list --installed | grep -qx "$target"; then
-    rustup target add "$target"
+    echo "firmware-rust: the rustup target $target is not installed; run \`cargo xtask deps\`" >&2
+    exit 1
 fi
 
 step "generate model ($kernel, m=$m d=$d k=$k) into firmware/rust-m4f/generated"
 rm -rf "$fw/generated"
-cargo run -q -p kpca-fit --example rust_fw_model -- "$kernel" "$m" "$d" "$k" "$fw/generated"
+cargo xtask gen-model rust-fw "$kernel" "$m" "$d" "$k" "$fw/generated"
 
 step "build firmware/rust-m4f (release, $target)"
 # Cargo reads firmware/rust-m4f/.cargo/config.toml (target, -Tlink.x, runner)

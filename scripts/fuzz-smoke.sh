@@ -2,12 +2,13 @@
 # Short fuzz run of every cargo-fuzz target (fuzz/fuzz_targets) from the
 # committed seed corpus (fuzz/corpus-seed/<target>), two targets at a time;
 # fails on any crash, panic, sanitizer report, leak, timeout or OOM.
-# Part of scripts/test-all.sh ("hostile input"); TESTING.md has the long runs.
+# Step "fuzz" of `cargo xtask test`; also `cargo xtask fuzz [SECONDS]`.
+# TESTING.md has the long runs.
 #   FUZZ_SECONDS   seconds per target (default 40)
-# Installs the nightly toolchain and cargo-fuzz when they are missing.
+# Installs the nightly toolchain and cargo-fuzz when they are missing. Logs in
+# $CARGO_TARGET_DIR/fuzz-smoke (default target/fuzz-smoke).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/hostile-common.sh
+. "$(dirname "$0")/common.sh"
 need_nightly fuzz-smoke
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   echo "fuzz-smoke: installing cargo-fuzz"
@@ -17,7 +18,7 @@ SECS=${FUZZ_SECONDS:-40}
 # A cold build of the cli dependencies with ASan takes minutes.
 TDIR=${KPCA_FUZZ_TARGET:-$(hostile_cache fuzz-target)}
 TARGETS=(load_and_project mutate_blob capi csv_npy)
-LOGS=target/fuzz-smoke
+LOGS=$TARGET_DIR/fuzz-smoke
 mkdir -p "$LOGS"
 
 echo "fuzz-smoke: building the targets (ASan, debug assertions)"

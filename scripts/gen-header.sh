@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates include/kpca.h from src/capi.rs with the pinned cbindgen.
+# Regenerates include/kpca.h from crates/kpca-capi/src with the pinned cbindgen
+# (installed with `cargo install` when missing; the same version as kpca-capi's
+# dev-dependency, which tests/header.rs compares with).
 # Usage: scripts/gen-header.sh [--check]   (--check: fail if the committed header is stale)
+# Also `cargo xtask header` (`cargo xtask header --check` runs that test instead,
+# with no cbindgen binary to install).
 set -euo pipefail
 CBINDGEN_VERSION=0.29.4
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
 if ! cbindgen --version 2>/dev/null | grep -q " ${CBINDGEN_VERSION}$"; then
   cargo install cbindgen --version "${CBINDGEN_VERSION}" --locked
 fi

@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# Install what the bare-metal firmware harness (c-examples/firmware) and the
-# QEMU instruction-counting plugin build (scripts/qemu-plugin/build.sh) need.
+# Install the Debian packages that the bare-metal firmware harness
+# (c-examples/firmware), the host C tests and the QEMU instruction-counting
+# plugin build (scripts/qemu-plugin/build.sh) need; with --riscv also the
+# RISC-V toolchain of the link check (scripts/link-check.sh).
+#
+#   scripts/install-firmware-deps.sh [--riscv]
 #
 # Idempotent: installs only what is missing; runs `apt-get update` only when
 # something has to be installed (or when the source index is missing).
 #
 #   firmware:  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-#   plugin:    gcc libglib2.0-dev pkg-config xz-utils patch dpkg-dev (for `apt-get source`)
+#   host C:    gcc libc6-dev g++ (tests/c_host.rs also compiles the header as C++)
+#   plugin:    libglib2.0-dev pkg-config xz-utils patch dpkg-dev (for `apt-get source`)
 #              plus a deb-src entry for Debian so that `apt-get source qemu` works.
+#   --riscv:   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 #
-# Must run as root (or with sudo available).
+# `cargo xtask deps` runs it with --riscv (and adds the rustup targets).
+# Must run as root (or with sudo available) when something is missing. Works
+# from any directory.
 set -euo pipefail
+
+riscv=0
+case "${1:-}" in
+    "") ;;
+    --riscv) riscv=1 ;;
+    *) echo "usage: $0 [--riscv]" >&2; exit 2 ;;
+esac
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -18,7 +33,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PKGS=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-      gcc libc6-dev libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
+      gcc libc6-dev g++ libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
+if [ "$riscv" -eq 1 ]; then
+    PKGS+=(gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -67,3 +85,6 @@ fi
 
 arm-none-eabi-gcc --version | head -n1
 qemu-system-arm --version | head -n1
+if [ "$riscv" -eq 1 ]; then
+    riscv64-unknown-elf-gcc --version | head -n1
+fi

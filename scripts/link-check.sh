@@ -17,11 +17,12 @@
 #   riscv32imac-unknown-none-elf  riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32
 #                                 (Debian gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf)
 #
-# Installs what is missing (apt-get, rustup target add). Prints one summary line
-# per target. Outputs in build/link-check/<target>/.
+# Needs both toolchains and rustup targets: `cargo xtask firmware link-check`
+# installs them first (scripts/install-firmware-deps.sh --riscv, rustup target
+# add). Prints one summary line per target. Outputs in build/link-check/<target>/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
+. "$(dirname "$0")/common.sh"
+root=$ROOT
 src=$root/firmware/link-check
 out=$root/build/link-check
 
@@ -29,30 +30,21 @@ die() { echo "link-check: FAIL: $*" >&2; exit 1; }
 step() { printf '\n=== link-check: %s\n' "$*"; }
 
 step "dependencies"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-pkgs=(gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi
-      gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
-missing=()
-for p in "${pkgs[@]}"; do
-    if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" != "install ok installed" ]; then
-        missing+=("$p")
-    fi
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-    echo "installing ${missing[*]}"
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-    echo "packages present: ${pkgs[*]}"
-fi
+need_tools link-check arm-none-eabi-gcc arm-none-eabi-nm arm-none-eabi-size \
+    riscv64-unknown-elf-gcc riscv64-unknown-elf-nm riscv64-unknown-elf-size
 targets=(thumbv6m-none-eabi riscv32imac-unknown-none-elf)
 installed=$(rustup target list --installed)
 for t in "${targets[@]}"; do
     if ! grep -qx "$t" <<<"$installed"; then
-        rustup target add "$t"
+        echo "link-check: the rustup target $t is not installed; run \`cargo xtask deps\`" >&2
+        exit 1
     fi
 done
+# picolibc has no binary to look for: check that its specs file is found.
+if ! riscv64-unknown-elf-gcc --specs=picolibc.specs -print-file-name=picolibc.specs >/dev/null 2>&1; then
+    echo "link-check: picolibc for riscv64-unknown-elf not installed; run \`cargo xtask deps\`" >&2
+    exit 1
+fi
 arm-none-eabi-gcc --version | head -n1
 riscv64-unknown-elf-gcc --version | head -n1
 
@@ -64,7 +56,7 @@ CFLAGS_COMMON=(-std=c99 -Os -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion
 link_target() {
     local t=$1 prefix=$2 arch=$3 ld=$4 libc_specs=$5
     local cc=${prefix}gcc
-    local dir=$out/$t lib=$root/target/$t/release/libkpca.a
+    local dir=$out/$t lib=$TARGET_DIR/$t/release/libkpca.a
     local -a archflags
     read -r -a archflags <<<"$arch"
 
@@ -76,7 +68,7 @@ link_target() {
     rm -rf "$dir"
     mkdir -p "$dir"
     # A small model (RBF, m=16 stored points, d=4, k=2) with host results.
-    cargo run -q -p kpca-fit --example bench_model -- rbf 16 4 2 "$dir"
+    cargo xtask gen-model bench rbf 16 4 2 "$dir"
     local objs=()
     for c in "$src/main.c" "$src/startup.c" "$dir/bench_model.c"; do
         local o

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Miri (nightly) over the core's and the C ABI's tests: the library's unit
-# tests with the C ABI, tests/capi.rs, tests/core_model.rs, and the hostile
-# tests (tests/capi_hostile.rs, tests/numeric_edges.rs, which run fewer cases
-# under cfg(miri)). Any undefined behaviour Miri finds fails the script.
-# Part of scripts/test-all.sh ("hostile input"); selection and timings in TESTING.md.
+# Miri (nightly) over the core's and the C ABI's tests: the unit tests,
+# kpca/tests/core_model.rs, kpca/tests/numeric_edges.rs,
+# kpca-capi/tests/capi.rs and kpca-capi/tests/capi_hostile.rs, every test with
+# no --skip (their long sweeps take a sample under cfg(miri)). Any undefined
+# behaviour Miri finds fails the script.
+# Step "miri" of `cargo xtask test`; also `cargo xtask miri`. Selection and
+# timings in TESTING.md.
 #
 # libm's x86_64 sqrtf is inline assembly, which Miri cannot run; its
 # force-soft-floats feature selects the portable (also correctly rounded) code
-# for these runs only.
+# for these runs only. libm is a dependency of kpca, not of kpca-capi: the C
+# ABI's runs name both packages so that `--features libm/force-soft-floats`
+# applies (cargo unifies it into the kpca the C ABI tests link).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/hostile-common.sh
+. "$(dirname "$0")/common.sh"
 need_nightly miri
 if ! cargo +nightly miri --version >/dev/null 2>&1; then
   echo "miri: adding the miri and rust-src components to the nightly toolchain"

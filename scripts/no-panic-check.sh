@@ -4,9 +4,10 @@
 # against the thumbv7em-none-eabihf libkpca.a with --gc-sections and looks for
 # core::panicking and the library's panic handler in the final ELF. A change
 # that introduces a reachable panic (an unwrap, a panicking index, an overflow
-# check) keeps those symbols alive and fails here.
+# check) keeps those symbols alive and fails here. Also `cargo xtask firmware no-panic`.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/common.sh"
+need_tools no-panic-check arm-none-eabi-gcc arm-none-eabi-nm arm-none-eabi-size
 out=build/no-panic
 mkdir -p "$out"
 fw=c-examples/firmware

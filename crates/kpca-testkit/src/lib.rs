@@ -243,3 +243,59 @@ pub fn repo_root() -> &'static std::path::Path {
 pub fn fixture_dir() -> std::path::PathBuf {
     repo_root().join("testdata").join("fixtures")
 }
+
+/// The environment variable that turns a missing firmware tool from a skip
+/// into a failure. The README's test command (`scripts/test-all.sh`, that is
+/// `cargo xtask test`, which installs the tools first) sets it to 1.
+pub const REQUIRE_FIRMWARE_TOOLS: &str = "KPCA_REQUIRE_FIRMWARE_TOOLS";
+
+/// For a test that needs an external tool (`arm-none-eabi-gcc`,
+/// `qemu-system-arm`, ...): whether `tool --version` runs. When it does not,
+/// and [`REQUIRE_FIRMWARE_TOOLS`] is `1`, it panics (the test fails);
+/// otherwise it prints `SKIPPED <test>: <tool> not found; scripts/test-all.sh
+/// installs it` to stderr and returns false, and the test should return.
+/// The line is written to the process's stderr directly, not through
+/// `eprintln!`, so that a plain `cargo test` shows it (the harness captures
+/// only the print macros).
+///
+/// ```no_run
+/// #[test]
+/// fn runs_on_the_emulated_m4f() {
+///     if !kpca_testkit::require_tool("runs_on_the_emulated_m4f", "qemu-system-arm") {
+///         return;
+///     }
+///     // ...
+/// }
+/// ```
+pub fn require_tool(test: &str, tool: &str) -> bool {
+    let found = std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return true;
+    }
+    if std::env::var_os(REQUIRE_FIRMWARE_TOOLS).is_some_and(|v| v == "1") {
+        panic!(
+            "{test}: {tool} not found, and {REQUIRE_FIRMWARE_TOOLS}=1 makes that a failure; \
+             scripts/test-all.sh (cargo xtask deps) installs it"
+        );
+    }
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {tool} not found; scripts/test-all.sh installs it"
+    );
+    false
+}
+
+/// [`require_tool`] for each of `tools`; false (after one SKIPPED line per
+/// missing tool) when any is missing.
+pub fn require_tools(test: &str, tools: &[&str]) -> bool {
+    let mut all = true;
+    for tool in tools {
+        // Every tool is checked, so that each missing one is named.
+        all &= require_tool(test, tool);
+    }
+    all
+}

@@ -1,0 +1,69 @@
+# Sourced, not run, by the scripts here, as their first command:
+#
+#   . "$(dirname "$0")/common.sh"
+#
+# Changes to the repository root (so a script works from any directory) and sets
+#   ROOT        the repository root (absolute)
+#   CALLER_DIR  the directory the script was started from (for path arguments)
+#   TARGET_DIR  cargo's target directory: CARGO_TARGET_DIR (made absolute against
+#               CALLER_DIR, as cargo reads it, and exported so) or $ROOT/target
+# and defines need_tools, need_nightly and hostile_cache below.
+
+CALLER_DIR=$PWD
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then
+  case "$CARGO_TARGET_DIR" in
+    /*) ;;
+    *) CARGO_TARGET_DIR=$CALLER_DIR/$CARGO_TARGET_DIR ;;
+  esac
+  export CARGO_TARGET_DIR
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+
+# Fails with the way to install them when any of the tools is missing.
+#   need_tools LABEL TOOL...
+need_tools() {
+  local label=$1 t missing=()
+  shift
+  for t in "$@"; do
+    command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "$label: not installed: ${missing[*]}; run \`cargo xtask deps\` (or scripts/install-firmware-deps.sh [--riscv])" >&2
+    exit 1
+  fi
+}
+
+# Installs the nightly toolchain when `cargo +nightly` does not run.
+#   need_nightly LABEL
+need_nightly() {
+  if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "$1: installing the nightly toolchain"
+    rustup toolchain install nightly --profile minimal
+  fi
+}
+
+# Prints the build directory NAME of the hostile-input runs (scripts/miri.sh,
+# scripts/fuzz-smoke.sh): kept out of the clone, so that later runs from the
+# same directory only rebuild kpca, and keyed by the clone's absolute path,
+# because cargo-miri runs each test from the directory it was built in (a
+# directory shared between clones, as an earlier version had, ran tests from a
+# directory that was gone). Each key directory records its clone's path; those
+# of clones that no longer exist are removed (about 2 GB each, so that repeated
+# fresh clones do not fill the disk).
+# KPCA_HOSTILE_CACHE overrides the root (default ~/.cache/kpca-hostile).
+#   hostile_cache NAME
+hostile_cache() {
+  local root here key dir
+  root=${KPCA_HOSTILE_CACHE:-$HOME/.cache/kpca-hostile}
+  here=$(pwd -P)
+  key=$(printf '%s\n' "$here" | sha256sum | cut -c1-16)
+  for dir in "$root"/*/; do
+    [[ -f "$dir/clone-path" ]] || continue
+    [[ -d "$(cat "$dir/clone-path")" ]] || rm -rf "$dir"
+  done
+  mkdir -p "$root/$key"
+  printf '%s\n' "$here" > "$root/$key/clone-path"
+  echo "$root/$key/$1"
+}

@@ -1,0 +1,183 @@
+//! `cargo xtask test`: every test of the project, in order (what
+//! scripts/test-all.sh, the README's test command, and CI run).
+
+use crate::firmware;
+use crate::tasks::{self, FIRMWARE_TARGETS};
+use crate::util::{cargo, heading, run, secs, timed, Result};
+
+struct Step {
+    name: &'static str,
+    what: &'static str,
+    run: fn() -> Result,
+}
+
+const STEPS: [Step; 9] = [
+    Step {
+        name: "deps",
+        what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
+               Debian packages (scripts/install-firmware-deps.sh --riscv)",
+        run: tasks::deps,
+    },
+    Step {
+        name: "lint",
+        what: "format and lints: cargo fmt --check, cargo clippy --all-targets -D warnings, \
+               and kpca-staticlib on its own",
+        run: lint,
+    },
+    Step {
+        name: "no-std",
+        what: "the no_std core, the C ABI and libkpca.a build for every firmware target",
+        run: no_std,
+    },
+    Step {
+        name: "unit",
+        what: "cargo test: unit, integration, C, doc tests, the header against the pinned \
+               cbindgen, the C firmware on QEMU (a missing tool fails)",
+        run: unit,
+    },
+    Step {
+        name: "examples",
+        what: "examples/: the no_std library for thumbv7em-none-eabihf, the host example run",
+        run: tasks::examples,
+    },
+    Step {
+        name: "firmware",
+        what: "firmware on the emulated Cortex-M4F, link checks, no-panic check, quick cost",
+        run: || firmware::test(&[("c-firmware", "tests/firmware_qemu.rs ran in the unit step")]),
+    },
+    Step {
+        name: "sanitize",
+        what: "hostile input: C status tests under ASan and UBSan",
+        run: tasks::sanitize,
+    },
+    Step {
+        name: "miri",
+        what: "hostile input: Miri over the core's and the C ABI's tests",
+        run: tasks::miri,
+    },
+    Step {
+        name: "fuzz",
+        what: "hostile input: fuzz smoke run of every cargo-fuzz target",
+        run: || tasks::fuzz(&[]),
+    },
+];
+
+fn lint() -> Result {
+    run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    // Every crate of the workspace, then the static library on its own (it must
+    // not be built together with `std`, which brings its own panic handler).
+    run(cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]))?;
+    run(cargo().args(["clippy", "-p", "kpca-staticlib", "--", "-D", "warnings"]))
+}
+
+fn no_std() -> Result {
+    for t in FIRMWARE_TARGETS {
+        run(cargo().args(["build", "-p", "kpca", "-p", "kpca-capi", "--target", t]))?;
+        run(cargo().args(["build", "-p", "kpca-staticlib", "--release", "--target", t]))?;
+    }
+    Ok(())
+}
+
+fn unit() -> Result {
+    // Tests that need arm-none-eabi-gcc or QEMU skip (and say so) under a plain
+    // `cargo test`; here the tools were installed by the deps step and a
+    // missing one is a failure.
+    run(cargo().arg("test").env("KPCA_REQUIRE_FIRMWARE_TOOLS", "1"))
+}
+
+pub fn run_steps(args: &[String]) -> Result {
+    let mut only = Vec::new();
+    let mut skip = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--list" => {
+                for s in &STEPS {
+                    println!("{:<9} {}", s.name, s.what);
+                }
+                return Ok(());
+            }
+            "--skip" => skip.push(step_named(it.next().ok_or("--skip STEP")?)?),
+            name => only.push(step_named(name)?),
+        }
+    }
+    let mut outcomes: Vec<(&Step, Outcome)> = Vec::new();
+    let mut failure = None;
+    for step in &STEPS {
+        let selected = only.is_empty() || only.contains(&step.name);
+        if !selected {
+            continue;
+        }
+        if skip.contains(&step.name) || failure.is_some() {
+            outcomes.push((step, Outcome::NotRun));
+            continue;
+        }
+        heading(0, &format!("{}: {}", step.name, step.what));
+        let (result, took) = timed(step.run);
+        match result {
+            Ok(()) => outcomes.push((step, Outcome::Passed(took))),
+            Err(e) => {
+                outcomes.push((step, Outcome::Failed(took)));
+                failure = Some(format!("step {} failed: {e}", step.name));
+            }
+        }
+    }
+    heading(0, "summary");
+    let (mut passed, mut failed, mut not_run) = (0, 0, 0);
+    for (step, outcome) in &outcomes {
+        let text = match outcome {
+            Outcome::Passed(t) => {
+                passed += 1;
+                format!("passed  {}", secs(*t))
+            }
+            Outcome::Failed(t) => {
+                failed += 1;
+                format!("FAILED  {}", secs(*t))
+            }
+            Outcome::NotRun => {
+                not_run += 1;
+                if failure.is_some() && !skip.contains(&step.name) {
+                    "not run (an earlier step failed)".to_string()
+                } else {
+                    "SKIPPED (--skip)".to_string()
+                }
+            }
+        };
+        println!("  {:<9} {text}", step.name);
+    }
+    if only.is_empty() && skip.is_empty() {
+        println!("(every step of the test command)");
+    } else {
+        let all: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        println!(
+            "(a selection of the steps; the whole test command is: {})",
+            all.join(" ")
+        );
+    }
+    if not_run > 0 {
+        println!("test: {passed} passed, {failed} failed, {not_run} skipped");
+    } else {
+        println!("test: {passed} passed, {failed} failed");
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+enum Outcome {
+    Passed(std::time::Duration),
+    Failed(std::time::Duration),
+    NotRun,
+}
+
+fn step_named(name: &str) -> Result<&'static str> {
+    STEPS
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.name)
+        .ok_or_else(|| {
+            let all: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+            format!("unknown test step {name:?}; steps: {}", all.join(" "))
+        })
+}
