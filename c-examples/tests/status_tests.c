@@ -11,7 +11,7 @@
  * that every status code 1..25 was produced by at least one call, except the
  * three that cannot arise through the C API (see NOT_VIA_C_API).
  *
- * The valid models come from examples/c_test_models.rs (c_test_models.h/.c,
+ * The valid models come from `cargo xtask gen-model c-tests` (c_test_models.h/.c,
  * generated before the build). Built and run by scripts/c-sanitize.sh with
  * -std=c99 -Wall -Wextra -Wpedantic -Werror and ASan/UBSan. Prints one line per
  * failure and a closing "N passed, M failed" line; exits 1 on any failure.

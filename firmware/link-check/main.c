@@ -1,7 +1,7 @@
 /*
  * Link check: a minimal firmware calling the kpca C API on a small embedded
  * model (build/link-check/<target>/bench_model.c, written by
- * examples/bench_model.rs). Built by scripts/link-check.sh for Cortex-M0+
+ * cargo xtask gen-model bench). Built by scripts/link-check.sh for Cortex-M0+
  * (thumbv6m-none-eabi) and RV32IMAC (riscv32imac-unknown-none-elf); linking
  * with --gc-sections and no undefined symbols is the proof, it is not run.
  *

@@ -14,7 +14,7 @@ fn main() {
         if !generated.join(file).is_file() {
             panic!(
                 "firmware/rust-m4f/generated/{file} is missing: run scripts/firmware-rust.sh \
-                 (or `cargo run --example rust_fw_model -- rbf 32 8 4 firmware/rust-m4f/generated` \
+                 (or `cargo xtask gen-model rust-fw rbf 32 8 4 firmware/rust-m4f/generated` \
                  from the repository root) first"
             );
         }

@@ -15,7 +15,7 @@
 //!
 //! Exits through semihosting: status 0 when everything matches, 1 otherwise
 //! (also on a panic or a fault). The model, the test vectors and the expected
-//! values come from `generated/` (written by `examples/rust_fw_model.rs`, see
+//! values come from `generated/` (written by `cargo xtask gen-model rust-fw`, see
 //! `scripts/firmware-rust.sh`).
 #![no_std]
 #![no_main]
