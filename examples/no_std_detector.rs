@@ -9,7 +9,7 @@
 //!   `FittedKpca::to_blob`) is linked into the firmware, 4-byte aligned, and
 //!   viewed without copying:
 //!
-//!   ```ignore
+//!   ```text
 //!   use no_std_detector::{Aligned, Detector};
 //!   static MODEL: Aligned<{ include_bytes!("model.kpca").len() }> =
 //!       Aligned(*include_bytes!("model.kpca"));
@@ -21,7 +21,7 @@
 //!   [`kpca::OwnedModel<D, M, K>`] (`D` inputs, up to `M` stored points, `K`
 //!   components, all sized at compile time), and the buffer can be reused:
 //!
-//!   ```ignore
+//!   ```text
 //!   let owned: kpca::OwnedModel<6, 64, 4> = no_std_detector::copy_to_ram(&buffer)?;
 //!   let mut detector = Detector::new(owned.as_model_ref()?, 3)?;
 //!   ```
@@ -32,7 +32,7 @@
 //! threshold. Every error is a [`kpca::Error`]; nothing here can panic.
 //!
 //! Builds for any target the core builds for:
-//! `cargo build --release --manifest-path examples/Cargo.toml --lib --target thumbv7em-none-eabihf`.
+//! `cargo build --release -p kpca-examples --lib --target thumbv7em-none-eabihf`.
 #![no_std]
 #![deny(missing_docs)]
 #![deny(
