@@ -4,7 +4,7 @@
 //! fit's results.
 //!
 //! ```sh
-//! cargo run --release --manifest-path examples/Cargo.toml --example fit_and_project [OUT_DIR]
+//! cargo run --release -p kpca-examples --example fit_and_project [OUT_DIR]
 //! ```
 //!
 //! 1. reads `data/basicmotions.csv` (smartwatch accelerometer and gyroscope,
