@@ -258,7 +258,7 @@ fn iterative_solver_with_restarts_matches_dense() {
         .iter()
         .zip(dense.eigenvalues())
         .map(|(a, b)| (a - b).abs() / b)
-        .fold(0.0, f64::max);
+        .fold(0.0, nan_max);
     let scores = col_rel_err(it.train_scores(), dense.train_scores(), k);
     eprintln!("restarts: {matvecs} products, residual {max_residual:.1e}, eig {eig:.1e}, scores {scores:.1e}");
     // One cycle is p = max(2k + 16, k + 32) products, plus k to confirm the residuals.
