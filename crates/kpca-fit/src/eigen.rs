@@ -31,11 +31,7 @@ pub(crate) struct TopEigen {
 /// Indices that sort `values` descending (NaN last; stable).
 pub(crate) fn descending_order(values: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (x, y) = (values.get(a).copied(), values.get(b).copied());
-        let (x, y) = (x.unwrap_or(f64::NAN), y.unwrap_or(f64::NAN));
-        y.total_cmp(&x)
-    });
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
     order
 }
 
@@ -61,20 +57,6 @@ pub(crate) fn sign_flip_columns(m: &mut DMatrix<f64>) -> Vec<f64> {
     signs
 }
 
-/// Entry `i` of `s` (0 outside; every caller stays in range).
-#[inline]
-fn at(s: &[f64], i: usize) -> f64 {
-    s.get(i).copied().unwrap_or(0.0)
-}
-
-/// Sets entry `i` of `s` (ignored outside; every caller stays in range).
-#[inline]
-fn put(s: &mut [f64], i: usize, v: f64) {
-    if let Some(x) = s.get_mut(i) {
-        *x = v;
-    }
-}
-
 /// Every eigenvalue of the symmetric tridiagonal matrix with diagonal `d` and
 /// off-diagonal `e` (`e[i]` couples rows i and i + 1; `e.len() == d.len()`, the last
 /// entry is ignored), by the implicit QL algorithm with Wilkinson shifts (no
@@ -88,9 +70,9 @@ fn tridiag_eigenvalues(d: &mut [f64], e: &mut [f64]) -> Result<(), ()> {
     if n == 0 {
         return Ok(());
     }
-    put(e, n - 1, 0.0);
+    e[n - 1] = 0.0;
     let norm = (0..n)
-        .map(|i| at(d, i).abs() + at(e, i).abs())
+        .map(|i| d[i].abs() + e[i].abs())
         .fold(0.0f64, f64::max);
     if !norm.is_finite() {
         return Err(());
@@ -100,7 +82,7 @@ fn tridiag_eigenvalues(d: &mut [f64], e: &mut [f64]) -> Result<(), ()> {
         loop {
             let mut m = l;
             while m + 1 < n {
-                if at(e, m).abs() <= f64::EPSILON * norm {
+                if e[m].abs() <= f64::EPSILON * norm {
                     break;
                 }
                 m += 1;
@@ -112,40 +94,40 @@ fn tridiag_eigenvalues(d: &mut [f64], e: &mut [f64]) -> Result<(), ()> {
             if iter > 60 {
                 return Err(());
             }
-            let el = at(e, l);
-            let mut g = (at(d, l + 1) - at(d, l)) / (2.0 * el);
+            let el = e[l];
+            let mut g = (d[l + 1] - d[l]) / (2.0 * el);
             let mut r = g.hypot(1.0);
-            g = at(d, m) - at(d, l) + el / (g + r.copysign(g));
+            g = d[m] - d[l] + el / (g + r.copysign(g));
             let (mut s, mut c, mut p) = (1.0f64, 1.0f64, 0.0f64);
             let mut i = m;
             let mut deflated = false;
             while i > l {
                 i -= 1;
-                let f = s * at(e, i);
-                let b = c * at(e, i);
+                let f = s * e[i];
+                let b = c * e[i];
                 r = f.hypot(g);
-                put(e, i + 1, r);
+                e[i + 1] = r;
                 if r == 0.0 {
                     // Underflow: the matrix splits here; start over.
-                    put(d, i + 1, at(d, i + 1) - p);
-                    put(e, m, 0.0);
+                    d[i + 1] -= p;
+                    e[m] = 0.0;
                     deflated = true;
                     break;
                 }
                 s = f / r;
                 c = g / r;
-                g = at(d, i + 1) - p;
-                r = (at(d, i) - g) * s + 2.0 * c * b;
+                g = d[i + 1] - p;
+                r = (d[i] - g) * s + 2.0 * c * b;
                 p = s * r;
-                put(d, i + 1, g + p);
+                d[i + 1] = g + p;
                 g = c * r - b;
             }
             if deflated {
                 continue;
             }
-            put(d, l, at(d, l) - p);
-            put(e, l, g);
-            put(e, m, 0.0);
+            d[l] -= p;
+            e[l] = g;
+            e[m] = 0.0;
         }
     }
     Ok(())
@@ -174,47 +156,52 @@ fn tridiag_shifted_solve(d: &[f64], e: &[f64], lambda: f64, tiny: f64, x: &mut [
         }
     };
     // The row being eliminated: entries at columns i, i + 1, i + 2.
-    let (mut r0, mut r1, mut r2) = (at(d, 0) - lambda, at(e, 0), 0.0);
+    let (mut r0, mut r1, mut r2) = (d[0] - lambda, e[0], 0.0);
     for i in 0..n - 1 {
-        let sub = at(e, i);
-        let next_diag = at(d, i + 1) - lambda;
-        let next_sup = if i + 2 < n { at(e, i + 1) } else { 0.0 };
+        let sub = e[i];
+        let next_diag = d[i + 1] - lambda;
+        let next_sup = if i + 2 < n { e[i + 1] } else { 0.0 };
         if r0.abs() >= sub.abs() {
             let p = nz(r0);
             let mu = sub / p;
-            put(&mut u0, i, p);
-            put(&mut u1, i, r1);
-            put(&mut u2, i, r2);
-            put(&mut mult, i, mu);
+            u0[i] = p;
+            u1[i] = r1;
+            u2[i] = r2;
+            mult[i] = mu;
             (r0, r1, r2) = (next_diag - mu * r1, next_sup - mu * r2, 0.0);
         } else {
             let mu = r0 / sub;
-            put(&mut u0, i, sub);
-            put(&mut u1, i, next_diag);
-            put(&mut u2, i, next_sup);
-            put(&mut mult, i, mu);
-            if let Some(s) = swap.get_mut(i) {
-                *s = true;
-            }
+            u0[i] = sub;
+            u1[i] = next_diag;
+            u2[i] = next_sup;
+            mult[i] = mu;
+            swap[i] = true;
             (r0, r1, r2) = (r1 - mu * next_diag, r2 - mu * next_sup, 0.0);
         }
     }
-    put(&mut u0, n - 1, nz(r0));
+    u0[n - 1] = nz(r0);
     let _ = (r1, r2);
     // Forward: apply the row swaps and multipliers to b.
     for i in 0..n - 1 {
-        let (mut bi, mut bj) = (at(x, i), at(x, i + 1));
-        if swap.get(i).copied().unwrap_or(false) {
+        let (mut bi, mut bj) = (x[i], x[i + 1]);
+        if swap[i] {
             core::mem::swap(&mut bi, &mut bj);
         }
-        bj -= at(&mult, i) * bi;
-        put(x, i, bi);
-        put(x, i + 1, bj);
+        bj -= mult[i] * bi;
+        x[i] = bi;
+        x[i + 1] = bj;
     }
     // Back substitution.
     for i in (0..n).rev() {
-        let v = (at(x, i) - at(&u1, i) * at(x, i + 1) - at(&u2, i) * at(x, i + 2)) / at(&u0, i);
-        put(x, i, v);
+        // Row i of the upper factor reaches columns i + 1 and i + 2 (where they exist).
+        let mut v = x[i];
+        if i + 1 < n {
+            v -= u1[i] * x[i + 1];
+        }
+        if i + 2 < n {
+            v -= u2[i] * x[i + 2];
+        }
+        x[i] = v / u0[i];
     }
 }
 
@@ -228,7 +215,7 @@ fn tridiag_eigenvectors(d: &[f64], e: &[f64], lambdas: &[f64]) -> Vec<f64> {
     let n = d.len();
     let k = lambdas.len();
     let norm_t = (0..n)
-        .map(|i| at(d, i).abs() + at(e, i).abs() + if i > 0 { at(e, i - 1).abs() } else { 0.0 })
+        .map(|i| d[i].abs() + e[i].abs() + if i > 0 { e[i - 1].abs() } else { 0.0 })
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
     let tiny = f64::EPSILON * norm_t;
@@ -237,12 +224,12 @@ fn tridiag_eigenvectors(d: &[f64], e: &[f64], lambdas: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; n * k];
     for (j, &lambda) in lambdas.iter().enumerate() {
         let (done, rest) = out.split_at_mut(j * n);
-        let Some(x) = rest.get_mut(..n) else { break };
+        let x = &mut rest[..n];
         for v in x.iter_mut() {
             *v = rng.next_f64() - 0.5;
         }
         let close: Vec<usize> = (0..j)
-            .filter(|&i| (at(lambdas, i) - lambda).abs() <= cluster)
+            .filter(|&i| (lambdas[i] - lambda).abs() <= cluster)
             .collect();
         for _iteration in 0..3 {
             let scale = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
@@ -252,9 +239,7 @@ fn tridiag_eigenvectors(d: &[f64], e: &[f64], lambdas: &[f64]) -> Vec<f64> {
             tridiag_shifted_solve(d, e, lambda, tiny, x);
             for _pass in 0..2 {
                 for &i in &close {
-                    let Some(q) = done.get(i * n..(i + 1) * n) else {
-                        continue;
-                    };
+                    let q = &done[i * n..(i + 1) * n];
                     let dot: f64 = q.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
                     x.iter_mut().zip(q).for_each(|(v, qv)| *v -= dot * qv);
                 }
@@ -353,10 +338,7 @@ pub(crate) fn dense_top(matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitE
         return Err(not_converged());
     }
     let order = descending_order(&values);
-    let all_values: Vec<f64> = order
-        .iter()
-        .filter_map(|&i| values.get(i).copied())
-        .collect();
+    let all_values: Vec<f64> = order.iter().map(|&i| values[i]).collect();
     let top: Vec<f64> = all_values.iter().take(k).copied().collect();
 
     // 3. The kept eigenvectors of the tridiagonal matrix, back through the reflectors.
@@ -460,10 +442,8 @@ pub(crate) fn dot4(x: &[f64], y: &[f64]) -> f64 {
 
 /// Fills column `j` of the n-row column-major `buf` with a random vector.
 fn random_column(buf: &mut [f64], n: usize, j: usize, rng: &mut SeededRng) {
-    if let Some(col) = buf.get_mut(j * n..(j + 1) * n) {
-        for v in col.iter_mut() {
-            *v = rng.next_f64() - 0.5;
-        }
+    for v in &mut buf[j * n..(j + 1) * n] {
+        *v = rng.next_f64() - 0.5;
     }
 }
 
@@ -491,7 +471,7 @@ fn orthonormalize_block(
 ) {
     use faer::reborrow::ReborrowMut;
     use faer::{Accum, MatMut, MatRef};
-    let v = MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c);
+    let v = MatRef::from_column_major_slice(&basis[..n * c], n, c);
     let project_out = |block: &mut [f64]| {
         if c == 0 {
             return;
@@ -516,7 +496,7 @@ fn orthonormalize_block(
     for j in 0..bw {
         for attempt in 0..4 {
             let (prev, rest) = block.split_at_mut(j * n);
-            let Some(x) = rest.get_mut(..n) else { return };
+            let x = &mut rest[..n];
             let before = dot4(x, x).sqrt();
             for _pass in 0..2 {
                 for q in prev.chunks_exact(n) {
@@ -532,9 +512,7 @@ fn orthonormalize_block(
             // Nearly dependent: a random replacement, made orthogonal to the basis.
             random_column(block, n, j, rng);
             if c > 0 && attempt < 3 {
-                let Some(col) = block.get_mut(j * n..(j + 1) * n) else {
-                    return;
-                };
+                let col = &mut block[j * n..(j + 1) * n];
                 let mut coeff = vec![0.0; c];
                 for _pass in 0..2 {
                     let b = MatRef::from_column_major_slice(&col[..], n, 1);
@@ -568,7 +546,7 @@ fn times(src: &[f64], n: usize, c: usize, y: &[f64], r: usize, dst: &mut [f64]) 
     faer::linalg::matmul::matmul(
         MatMut::from_column_major_slice_mut(dst, n, r),
         Accum::Replace,
-        MatRef::from_column_major_slice(src.get(..n * c).unwrap_or(&[]), n, c),
+        MatRef::from_column_major_slice(&src[..n * c], n, c),
         MatRef::from_column_major_slice(y, c, r),
         1.0,
         par(),
@@ -655,15 +633,11 @@ where
     for pass in 0..opts.max_restarts.max(1) {
         // Extend V by the block and K V by its product.
         let c0 = c;
-        if let Some(dst) = basis.get_mut(n * c..n * (c + bw)) {
-            dst.copy_from_slice(block.get(..n * bw).unwrap_or(&[]));
-        }
-        if let Some(dst) = kbasis.get_mut(n * c..n * (c + bw)) {
-            op(
-                MatRef::from_column_major_slice(block.get(..n * bw).unwrap_or(&[]), n, bw),
-                MatMut::from_column_major_slice_mut(dst, n, bw),
-            );
-        }
+        basis[n * c..n * (c + bw)].copy_from_slice(&block[..n * bw]);
+        op(
+            MatRef::from_column_major_slice(&block[..n * bw], n, bw),
+            MatMut::from_column_major_slice_mut(&mut kbasis[n * c..n * (c + bw)], n, bw),
+        );
         matvecs += bw;
         c += bw;
 
@@ -673,34 +647,28 @@ where
             faer::linalg::matmul::matmul(
                 MatMut::from_column_major_slice_mut(&mut hnew, c, bw),
                 Accum::Replace,
-                MatRef::from_column_major_slice(basis.get(..n * c).unwrap_or(&[]), n, c)
-                    .transpose(),
-                MatRef::from_column_major_slice(kbasis.get(n * c0..n * c).unwrap_or(&[]), n, bw),
+                MatRef::from_column_major_slice(&basis[..n * c], n, c).transpose(),
+                MatRef::from_column_major_slice(&kbasis[n * c0..n * c], n, bw),
                 1.0,
                 par(),
             );
             for jj in 0..bw {
                 for i in 0..c {
-                    let v = at(&hnew, jj * c + i);
-                    put(&mut h, (c0 + jj) * cap + i, v);
-                    put(&mut h, i * cap + c0 + jj, v);
+                    let v = hnew[jj * c + i];
+                    h[(c0 + jj) * cap + i] = v;
+                    h[i * cap + c0 + jj] = v;
                 }
             }
         }
         // Rayleigh-Ritz on H (symmetrised).
-        let hs = DMatrix::from_fn(c, c, |i, j| {
-            0.5 * (at(&h, j * cap + i) + at(&h, i * cap + j))
-        });
+        let hs = DMatrix::from_fn(c, c, |i, j| 0.5 * (h[j * cap + i] + h[i * cap + j]));
         let eig = SymmetricEigen::try_new(hs, f64::EPSILON, 0).ok_or(FitError::NotConverged {
             solver: "lanczos (projected problem)",
             iterations: pass,
             residual: f64::NAN,
         })?;
         let order = descending_order(eig.eigenvalues.as_slice());
-        let theta: Vec<f64> = order
-            .iter()
-            .filter_map(|&i| eig.eigenvalues.get(i).copied())
-            .collect();
+        let theta: Vec<f64> = order.iter().map(|&i| eig.eigenvalues[i]).collect();
         let y = eig.eigenvectors.select_columns(&order);
         let scale = theta
             .iter()
@@ -711,10 +679,10 @@ where
         let gap = |i: usize| -> f64 {
             let mut g = f64::INFINITY;
             if i > 0 {
-                g = g.min(at(&theta, i - 1) - at(&theta, i));
+                g = g.min(theta[i - 1] - theta[i]);
             }
             if i + 1 < theta.len() {
-                g = g.min(at(&theta, i) - at(&theta, i + 1));
+                g = g.min(theta[i] - theta[i + 1]);
             }
             g.max(floor)
         };
@@ -740,23 +708,21 @@ where
             .zip(kx.chunks_exact(n).zip(x.chunks_exact(n)))
             .enumerate()
         {
-            let t = at(&theta, i);
+            let t = theta[i];
             rv.iter_mut()
                 .zip(kxv.iter().zip(xv))
                 .for_each(|(a, (kv, v))| *a = kv - t * v);
             let norm = dot4(rv, rv).sqrt();
             if i < k {
                 estimate = estimate.max(norm / gap(i));
-                if let Some(flag) = converged.get_mut(i) {
-                    *flag = norm / gap(i) <= opts.tol;
-                }
+                converged[i] = norm / gap(i) <= opts.tol;
             }
         }
         worst = estimate;
 
         if estimate <= opts.tol || c >= n {
             // Confirm with explicit residuals.
-            let xk = x.get(..n * k).unwrap_or(&[]);
+            let xk = &x[..n * k];
             let mut prod = vec![0.0; n * k];
             op(
                 MatRef::from_column_major_slice(xk, n, k),
@@ -766,7 +732,7 @@ where
             let mut true_worst = 0.0f64;
             let mut max_residual = 0.0f64;
             for (i, (p, xv)) in prod.chunks_exact(n).zip(xk.chunks_exact(n)).enumerate() {
-                let t = at(&theta, i);
+                let t = theta[i];
                 let rn = p
                     .iter()
                     .zip(xv)
@@ -797,15 +763,11 @@ where
 
         // Thick restart: V, K V := the q leading Ritz vectors and K times them.
         if restart {
-            if let Some(dst) = basis.get_mut(..n * q) {
-                dst.copy_from_slice(&x);
-            }
-            if let Some(dst) = kbasis.get_mut(..n * q) {
-                dst.copy_from_slice(&kx);
-            }
+            basis[..n * q].copy_from_slice(&x);
+            kbasis[..n * q].copy_from_slice(&kx);
             h.fill(0.0);
             for (i, &t) in theta.iter().take(q).enumerate() {
-                put(&mut h, i * cap + i, t);
+                h[i * cap + i] = t;
             }
             c = q;
         }
@@ -814,7 +776,7 @@ where
         // block's reach past the k-th eigenvalue once the leading pairs have
         // converged).
         let chosen: Vec<usize> = (0..r)
-            .filter(|&i| !converged.get(i).copied().unwrap_or(false))
+            .filter(|&i| !converged[i])
             .take(b.min(n - c))
             .collect();
         bw = chosen.len();
@@ -823,13 +785,9 @@ where
         }
         block.fill(0.0);
         for (dst, &i) in block.chunks_exact_mut(n).zip(&chosen) {
-            if let Some(src) = res.get(i * n..(i + 1) * n) {
-                dst.copy_from_slice(src);
-            }
+            dst.copy_from_slice(&res[i * n..(i + 1) * n]);
         }
-        if let Some(part) = block.get_mut(..n * bw) {
-            orthonormalize_block(&basis, c, part, n, bw, &mut rng);
-        }
+        orthonormalize_block(&basis, c, &mut block[..n * bw], n, bw, &mut rng);
     }
     Err(FitError::NotConverged {
         solver: "lanczos",

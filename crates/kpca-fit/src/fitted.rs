@@ -49,9 +49,9 @@ impl Standardizer {
     pub fn from_data(data: &Dataset<'_>) -> Result<Self, FitError> {
         let d = data.n_features();
         let n = data.n_rows() as f64;
-        let first = data.row(0).unwrap_or(&[]);
+        let first = &data.values()[..d];
         for (column, &v0) in first.iter().enumerate() {
-            if data.rows().all(|r| r.get(column) == Some(&v0)) {
+            if data.rows().all(|r| r[column] == v0) {
                 return Err(FitError::ConstantColumn { column });
             }
         }
@@ -190,8 +190,9 @@ pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
     let pos = q * (v.len() - 1) as f64;
     let lo = pos.floor() as usize;
     let frac = pos - lo as f64;
-    let a = *v.get(lo)?;
-    let b = v.get(lo + 1).copied().unwrap_or(a);
+    let a = v[lo];
+    // q = 1 lands on the last value, which has no right neighbour.
+    let b = if lo + 1 < v.len() { v[lo + 1] } else { a };
     Some(a + frac * (b - a))
 }
 

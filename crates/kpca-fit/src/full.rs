@@ -40,12 +40,7 @@ pub(crate) fn fit_full(
     let r: Vec<f64> = row_sums.iter().map(|s| s / n as f64).collect();
     let g = r.iter().sum::<f64>() / n as f64;
     // The diagonal of Kc = K - 1 r' - r 1' + g 1 1' (so Kc_ij = K_ij - r_i - r_j + g).
-    let diag: Vec<f64> = (0..n)
-        .map(|j| {
-            let rj = r.get(j).copied().unwrap_or(0.0);
-            (kmat.get(j * n + j).copied().unwrap_or(0.0) - 2.0 * rj) + g
-        })
-        .collect();
+    let diag: Vec<f64> = (0..n).map(|j| (kmat[j * n + j] - 2.0 * r[j]) + g).collect();
     let trace: f64 = diag.iter().sum();
 
     let (eig, report): (TopEigen, SolverReport) = match solver {
@@ -133,12 +128,8 @@ pub(crate) fn fit_full(
     for (l, (col, &mu)) in vectors.column_iter().zip(&values).enumerate() {
         let root = mu.sqrt();
         for (i, &u) in col.iter().enumerate() {
-            if let Some(s) = scores.get_mut(i * k + l) {
-                *s = u * root;
-            }
-            if let Some(a) = comp.get_mut(i * k + l) {
-                *a = u / root;
-            }
+            scores[i * k + l] = u * root;
+            comp[i * k + l] = u / root;
         }
     }
     let train_anomaly: Vec<f64> = scores
@@ -197,7 +188,7 @@ fn centre_in_place(kmat: &mut [f64], n: usize, r: &[f64], g: f64) {
         .for_each(|(block, cols)| {
             for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
                 let j = block * PANEL + jj;
-                let rj = r.get(j).copied().unwrap_or(0.0);
+                let rj = r[j];
                 for (v, &ri) in col.iter_mut().zip(r).skip(j) {
                     *v = (*v - (ri + rj)) + g;
                 }

@@ -28,13 +28,10 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
     let cut = rtol * largest;
     let keep: Vec<usize> = descending_order(&values)
         .into_iter()
-        .filter(|&i| values.get(i).is_some_and(|&v| v > cut))
+        .filter(|&i| values[i] > cut)
         .collect();
     let negative = values.iter().filter(|&&v| v < -cut).count();
-    let kept_values = keep
-        .iter()
-        .filter_map(|&i| values.get(i).copied())
-        .collect();
+    let kept_values = keep.iter().map(|&i| values[i]).collect();
     Ok((kept_values, vectors.select_columns(&keep), negative))
 }
 
@@ -113,14 +110,7 @@ pub(crate) fn fit_nystrom(
     let m = landmarks.len();
     let mut points = Vec::with_capacity(m * d);
     for &i in landmarks {
-        let row = z
-            .get(i * d..(i + 1) * d)
-            .ok_or(FitError::BadLandmarkIndex {
-                index: i,
-                n_points: n,
-                duplicate: false,
-            })?;
-        points.extend_from_slice(row);
+        points.extend_from_slice(&z[i * d..(i + 1) * d]);
     }
     let point_sq = sq_norms(&points, d);
     let data_sq = sq_norms(z, d);
@@ -160,8 +150,7 @@ pub(crate) fn fit_nystrom(
     // S = s2 - s1 s1' / n, made symmetric from its lower triangle.
     let scatter = DMatrix::from_fn(m, m, |i, j| {
         let (i, j) = if i >= j { (i, j) } else { (j, i) };
-        s2.get((i, j)).copied().unwrap_or(0.0)
-            - s1.get(i).copied().unwrap_or(0.0) * s1.get(j).copied().unwrap_or(0.0) / n_f
+        s2[(i, j)] - s1[i] * s1[j] / n_f
     });
     drop(s2);
 
@@ -176,12 +165,7 @@ pub(crate) fn fit_nystrom(
     let a = n_mean.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
 
     // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1', and P = K'_mm^(-1/2) (m x r).
-    let kmm_c = DMatrix::from_fn(m, m, |i, j| {
-        kmm.get((i, j)).copied().unwrap_or(0.0)
-            - n_mean.get(j).copied().unwrap_or(0.0)
-            - n_mean.get(i).copied().unwrap_or(0.0)
-            + a
-    });
+    let kmm_c = DMatrix::from_fn(m, m, |i, j| kmm[(i, j)] - n_mean[j] - n_mean[i] + a);
     drop(kmm);
     let (s_c, v_c, neg_c) = sym_pinv_parts(kmm_c, pinv_rtol)?;
     if neg_mm + neg_c > 0 {
@@ -252,14 +236,11 @@ pub(crate) fn fit_nystrom(
             par(),
         );
         let start = bi * ROW_BLOCK * k;
-        let dst = w
-            .as_mut_slice()
-            .get_mut(start..start + c * k)
-            .unwrap_or(&mut []);
+        let dst = &mut w.as_mut_slice()[start..start + c * k];
         for (out, col) in dst.chunks_exact_mut(k).zip(wt.chunks_exact(k + 1)) {
             let (scores, last) = col.split_at(k);
             out.copy_from_slice(scores);
-            t.push(last.first().copied().unwrap_or(0.0) + a);
+            t.push(last[0] + a);
         }
     }
     let mut comp_mat = &p_mat * &vk; // C, m x k
@@ -284,9 +265,7 @@ pub(crate) fn fit_nystrom(
         .flat_map(|l| (0..m).map(move |i| (i, l)))
         .zip(comp_mat.iter())
     {
-        if let Some(c) = comp.get_mut(i * k + l) {
-            *c = v;
-        }
+        comp[i * k + l] = v;
     }
 
     let base: Vec<f64> = kdiag

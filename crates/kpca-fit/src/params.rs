@@ -280,9 +280,9 @@ impl KernelPcaParams {
             if let Nystrom::Indices(idx) = ny {
                 let mut sorted = idx.clone();
                 sorted.sort_unstable();
-                if let Some(w) = sorted.windows(2).find(|w| w.first() == w.get(1)) {
+                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
                     return Err(FitError::BadLandmarkIndex {
-                        index: w.first().copied().unwrap_or(0),
+                        index: w[0],
                         n_points: 0,
                         duplicate: true,
                     });
@@ -324,7 +324,7 @@ impl ValidKernelPcaParams {
                 n_components: k,
             });
         }
-        let first = data.row(0).unwrap_or(&[]);
+        let first = &data.values()[..d];
         if data.rows().all(|r| r == first) {
             return Err(FitError::ConstantData);
         }

@@ -65,7 +65,7 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
 
     // From the repository root: the script prints the library's path relative to it.
     let status = Command::new(root.join("scripts/firmware-run.sh"))
-        .current_dir(&root)
+        .current_dir(root)
         .arg(dir.join("model.kpca"))
         .arg(dir.join("vectors.csv"))
         .arg(&dir)
