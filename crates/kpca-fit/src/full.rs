@@ -1,8 +1,9 @@
 //! Full kernel PCA in f64 (DESIGN.md section 1).
 
-use super::eigen::{dense_top, dot4, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
+use super::eigen::{dense_top, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
 use super::fitted::{FitCore, SolverReport};
 use super::kernel::{gram_matrix, sq_norms, Kernel64, KernelKind, PANEL};
+use super::linalg::dot4;
 use super::params::Solver;
 use super::symprod::sym_block_product;
 use super::{FitError, POSITIVE_EIG_REL_TOL};

@@ -43,6 +43,7 @@ pub mod export;
 mod fitted;
 mod full;
 mod kernel;
+mod linalg;
 mod nystrom;
 mod params;
 mod rng;

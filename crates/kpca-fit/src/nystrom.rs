@@ -3,6 +3,7 @@
 use super::eigen::{dense_top, descending_order, full_evd};
 use super::fitted::FitCore;
 use super::kernel::{cross_kernel, sq_norms, Kernel64};
+use super::linalg::par;
 use super::{FitError, POSITIVE_EIG_REL_TOL};
 use nalgebra::{DMatrix, DVector};
 use std::format;
@@ -70,15 +71,6 @@ fn tr_mul_into(lhs: &DMatrix<f64>, rhs: &DMatrix<f64>) -> DMatrix<f64> {
         par(),
     );
     out
-}
-
-/// The parallelism of the big products.
-fn par() -> faer::Par {
-    if rayon::current_num_threads() > 1 {
-        faer::Par::rayon(0)
-    } else {
-        faer::Par::Seq
-    }
 }
 
 /// Fits Nyström kernel PCA with the given landmark rows of the (standardised)
