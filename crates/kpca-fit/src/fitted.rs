@@ -1,8 +1,8 @@
 //! The fitted model: f64 transform and scores, the device model and its blob.
 
-use super::data::Dataset;
-use super::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
-use super::FitError;
+use crate::data::Dataset;
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
+use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
 use std::format;
 use std::string::String;
@@ -176,7 +176,7 @@ pub struct FittedKpca {
     pub(crate) n_features: usize,
     pub(crate) false_alarm_rate: f64,
     pub(crate) threshold: f64,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<FitWarning>,
 }
 
 /// numpy's default (linear) quantile of `values` at `q` in [0, 1]:
@@ -207,7 +207,7 @@ impl FittedKpca {
         n_train: usize,
         n_features: usize,
         false_alarm_rate: f64,
-        mut warnings: Vec<String>,
+        mut warnings: Vec<FitWarning>,
     ) -> Result<FittedKpca, FitError> {
         // A kernel value that overflows only on the diagonal (k(x, x) of a point
         // far from every landmark) or later arithmetic can leave the training
@@ -224,11 +224,10 @@ impl FittedKpca {
         let threshold = if q > 0.0 {
             q
         } else {
-            warnings.push(format!(
-                "the anomaly threshold (the {} quantile of the training anomaly scores) is \
-                 {q:e} <= 0, so none is set (0 in the model)",
-                1.0 - false_alarm_rate
-            ));
+            warnings.push(FitWarning::NoThreshold {
+                level: 1.0 - false_alarm_rate,
+                quantile: q,
+            });
             0.0
         };
         Ok(FittedKpca {
@@ -333,7 +332,7 @@ impl FittedKpca {
     }
     /// Notes about the fit (for example negative eigenvalues of an indefinite kernel
     /// that were dropped).
-    pub fn warnings(&self) -> &[String] {
+    pub fn warnings(&self) -> &[FitWarning] {
         &self.warnings
     }
 

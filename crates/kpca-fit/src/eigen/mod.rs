@@ -44,39 +44,3 @@ pub(crate) fn descending_order(values: &[f64]) -> Vec<usize> {
     order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
     order
 }
-
-/// scikit-learn's sign rule (`svd_flip`, decision on u): each column is multiplied
-/// by the sign of its entry of largest absolute value (the first such entry on a
-/// tie), so that entry is positive. Returns the +1/-1 factor of each column.
-pub(crate) fn sign_flip_columns(m: &mut DMatrix<f64>) -> Vec<f64> {
-    let mut signs = Vec::with_capacity(m.ncols());
-    for mut col in m.column_iter_mut() {
-        let mut best = 0.0f64;
-        let mut sign = 1.0;
-        for &v in col.iter() {
-            if v.abs() > best {
-                best = v.abs();
-                sign = if v < 0.0 { -1.0 } else { 1.0 };
-            }
-        }
-        if sign < 0.0 {
-            col.neg_mut();
-        }
-        signs.push(sign);
-    }
-    signs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sign_rule_makes_largest_entry_positive() {
-        let mut m = DMatrix::from_column_slice(3, 2, &[0.1, -0.9, 0.3, 0.5, 0.2, -0.5]);
-        let s = sign_flip_columns(&mut m);
-        assert_eq!(s, vec![-1.0, 1.0]);
-        assert_eq!(m[(1, 0)], 0.9);
-        assert_eq!(m[(0, 1)], 0.5);
-    }
-}
