@@ -137,12 +137,14 @@ fn summarize(blob: &[u8]) -> Result<BlobSummary, FitError> {
     // itself is only guaranteed 1-byte alignment) and validate it there.
     let mut scratch = vec![0u8; blob.len() + BLOB_ALIGN];
     let offset = scratch.as_ptr().align_offset(BLOB_ALIGN);
-    let aligned = scratch
-        .get_mut(offset..offset + blob.len())
-        .ok_or(FitError::Device {
+    if offset >= BLOB_ALIGN {
+        // `align_offset` may, in principle, give up (usize::MAX).
+        return Err(FitError::Device {
             what: "aligning the blob to export",
             source: kpca::Error::Misaligned,
-        })?;
+        });
+    }
+    let aligned = &mut scratch[offset..offset + blob.len()];
     aligned.copy_from_slice(blob);
     let model = ModelRef::from_bytes(aligned).map_err(|source| FitError::Device {
         what: "reading the blob to export",

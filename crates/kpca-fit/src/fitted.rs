@@ -1,8 +1,8 @@
 //! The fitted model: f64 transform and scores, the device model and its blob.
 
-use super::data::Dataset;
-use super::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
-use super::FitError;
+use crate::data::Dataset;
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
+use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
 use std::format;
 use std::string::String;
@@ -49,9 +49,9 @@ impl Standardizer {
     pub fn from_data(data: &Dataset<'_>) -> Result<Self, FitError> {
         let d = data.n_features();
         let n = data.n_rows() as f64;
-        let first = data.row(0).unwrap_or(&[]);
+        let first = &data.values()[..d];
         for (column, &v0) in first.iter().enumerate() {
-            if data.rows().all(|r| r.get(column) == Some(&v0)) {
+            if data.rows().all(|r| r[column] == v0) {
                 return Err(FitError::ConstantColumn { column });
             }
         }
@@ -176,7 +176,7 @@ pub struct FittedKpca {
     pub(crate) n_features: usize,
     pub(crate) false_alarm_rate: f64,
     pub(crate) threshold: f64,
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<FitWarning>,
 }
 
 /// numpy's default (linear) quantile of `values` at `q` in [0, 1]:
@@ -190,8 +190,9 @@ pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
     let pos = q * (v.len() - 1) as f64;
     let lo = pos.floor() as usize;
     let frac = pos - lo as f64;
-    let a = *v.get(lo)?;
-    let b = v.get(lo + 1).copied().unwrap_or(a);
+    let a = v[lo];
+    // q = 1 lands on the last value, which has no right neighbour.
+    let b = if lo + 1 < v.len() { v[lo + 1] } else { a };
     Some(a + frac * (b - a))
 }
 
@@ -206,7 +207,7 @@ impl FittedKpca {
         n_train: usize,
         n_features: usize,
         false_alarm_rate: f64,
-        mut warnings: Vec<String>,
+        mut warnings: Vec<FitWarning>,
     ) -> Result<FittedKpca, FitError> {
         // A kernel value that overflows only on the diagonal (k(x, x) of a point
         // far from every landmark) or later arithmetic can leave the training
@@ -223,11 +224,10 @@ impl FittedKpca {
         let threshold = if q > 0.0 {
             q
         } else {
-            warnings.push(format!(
-                "the anomaly threshold (the {} quantile of the training anomaly scores) is \
-                 {q:e} <= 0, so none is set (0 in the model)",
-                1.0 - false_alarm_rate
-            ));
+            warnings.push(FitWarning::NoThreshold {
+                level: 1.0 - false_alarm_rate,
+                quantile: q,
+            });
             0.0
         };
         Ok(FittedKpca {
@@ -332,7 +332,7 @@ impl FittedKpca {
     }
     /// Notes about the fit (for example negative eigenvalues of an indefinite kernel
     /// that were dropped).
-    pub fn warnings(&self) -> &[String] {
+    pub fn warnings(&self) -> &[FitWarning] {
         &self.warnings
     }
 

@@ -1,19 +1,44 @@
-//! Full kernel PCA in f64 (DESIGN.md section 1).
+//! Full kernel PCA in f64 (DESIGN.md section 1): the kernel matrix, its
+//! centring and the eigenpairs of the centred matrix, dense or iterative.
 
-use super::eigen::{dense_top, dot4, lanczos_top, sign_flip_columns, IterOptions, TopEigen};
-use super::fitted::{FitCore, SolverReport};
-use super::kernel::{gram_matrix, sq_norms, Kernel64, KernelKind, PANEL};
-use super::params::Solver;
-use super::symprod::sym_block_product;
-use super::{FitError, POSITIVE_EIG_REL_TOL};
+use crate::decomposition::{Decomposition, Spectrum};
+use crate::driver::TrainingData;
+use crate::eigen::{dense_top, lanczos_top, IterOptions, TopEigen};
+use crate::fitted::SolverReport;
+use crate::kernel::{gram_matrix, sq_norms, KernelKind, PANEL};
+use crate::linalg::dot4;
+use crate::params::{KernelPcaParams, ResolvedSolver, ValidKernelPcaParams};
+use crate::symprod::sym_block_product;
+use crate::{FitError, FitWarning};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
-use std::format;
-use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
-/// Fits full kernel PCA to the (standardised) row-major points `z` (n x d).
+/// The centring of the kernel matrix K (DESIGN.md section 1):
+/// Kc = K - 1 r' - r 1' + g 1 1'.
+struct Centring {
+    /// Row means r (= column means, K is symmetric).
+    r: Vec<f64>,
+    /// Grand mean g.
+    g: f64,
+    /// The diagonal of Kc: Kc_jj = K_jj - 2 r_j + g.
+    diag: Vec<f64>,
+}
+
+impl Centring {
+    /// From the kernel matrix (column-major n x n, lower triangle) and its row sums.
+    fn new(kmat: &[f64], row_sums: &[f64]) -> Self {
+        let n = row_sums.len();
+        let r: Vec<f64> = row_sums.iter().map(|s| s / n as f64).collect();
+        let g = r.iter().sum::<f64>() / n as f64;
+        let diag = (0..n).map(|j| (kmat[j * n + j] - 2.0 * r[j]) + g).collect();
+        Centring { r, g, diag }
+    }
+}
+
+/// Fits full kernel PCA to the training data `train` with the checked
+/// parameters, by `solver`; the driver applies the shared post-processing.
 ///
 /// Memory: one n x n f64 matrix plus O(n k). The kernel matrix is built once (its
 /// lower triangle in parallel column panels, with its row sums) and handed to the
@@ -21,172 +46,112 @@ use std::vec::Vec;
 /// K X is centred afterwards in O(n) per column (Kc = K - 1 r' - r 1' + g 1 1'),
 /// so Kc is never formed. The dense solver centres it in place, reduces it in
 /// place and computes only the k wanted eigenvectors (see `eigen::dense_top`).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn fit_full(
-    z: &[f64],
-    d: usize,
-    kernel: &Kernel64,
-    k: usize,
-    solver: Solver,
-    tol: f64,
-    max_iter: usize,
-    warnings: &mut Vec<String>,
-) -> Result<(FitCore, SolverReport), FitError> {
-    let n = z.len() / d.max(1);
-    let sq = sq_norms(z, d);
-    let (mut kmat, row_sums) = gram_matrix(kernel, z, &sq, d)?;
-
-    // Row means r (= column means, K is symmetric) and the grand mean g.
-    let r: Vec<f64> = row_sums.iter().map(|s| s / n as f64).collect();
-    let g = r.iter().sum::<f64>() / n as f64;
-    // The diagonal of Kc = K - 1 r' - r 1' + g 1 1' (so Kc_ij = K_ij - r_i - r_j + g).
-    let diag: Vec<f64> = (0..n)
-        .map(|j| {
-            let rj = r.get(j).copied().unwrap_or(0.0);
-            (kmat.get(j * n + j).copied().unwrap_or(0.0) - 2.0 * rj) + g
-        })
+pub(crate) fn fit(
+    params: &ValidKernelPcaParams,
+    train: &TrainingData,
+    solver: ResolvedSolver,
+) -> Result<Decomposition, FitError> {
+    let p = params.params();
+    let (n, k) = (train.n, p.n_components);
+    let sq = sq_norms(&train.z, train.d);
+    let (kmat, row_sums) = gram_matrix(&train.kernel, &train.z, &sq, train.d)?;
+    let centring = Centring::new(&kmat, &row_sums);
+    let (eig, report) = solve(kmat, &centring, k, solver, p)?;
+    let spectrum = Spectrum::check(eig.values, eig.all_values, k)?;
+    let warnings = indefiniteness(&spectrum, train.kernel.kind, n)
+        .into_iter()
         .collect();
-    let trace: f64 = diag.iter().sum();
+    let (scores, comp) = scaled_vectors(&eig.vectors, spectrum.values());
+    Ok(Decomposition {
+        spectrum,
+        scores,
+        comp,
+        self_terms: centring.diag,
+        per_point: n as f64,
+        points: train.z.clone(),
+        center: centring.r,
+        weights: vec![1.0 / n as f64; n],
+        s: centring.g,
+        report,
+        warnings,
+    })
+}
 
-    let (eig, report): (TopEigen, SolverReport) = match solver {
-        Solver::Iterative => {
+/// The top k eigenpairs of Kc by `solver`, consuming the kernel matrix.
+fn solve(
+    mut kmat: Vec<f64>,
+    centring: &Centring,
+    k: usize,
+    solver: ResolvedSolver,
+    p: &KernelPcaParams,
+) -> Result<(TopEigen, SolverReport), FitError> {
+    let n = centring.r.len();
+    match solver {
+        ResolvedSolver::Iterative => {
             let opts = IterOptions {
-                tol,
-                max_restarts: max_iter,
+                tol: p.tol,
+                max_restarts: p.max_iter,
             };
             // Kc is never formed: each product is K X, centred afterwards.
             let centred_product = |x: faer::MatRef<'_, f64>, mut y: faer::MatMut<'_, f64>| {
                 sym_block_product(&kmat, n, x, y.as_mut());
-                centre_product(&r, g, x, y);
+                centre_product(&centring.r, centring.g, x, y);
             };
             let eig = lanczos_top(n, k, centred_product, opts)?;
-            drop(kmat);
             let report = SolverReport::Lanczos {
                 matvecs: eig.matvecs,
                 max_residual: eig.max_residual,
             };
-            (eig, report)
+            Ok((eig, report))
         }
-        Solver::Dense | Solver::Auto => {
-            centre_in_place(&mut kmat, n, &r, g);
-            (
-                dense_top(DMatrix::from_vec(n, n, kmat), k)?,
-                SolverReport::Dense,
-            )
+        ResolvedSolver::Dense => {
+            centre_in_place(&mut kmat, n, &centring.r, centring.g);
+            let eig = dense_top(DMatrix::from_vec(n, n, kmat), k)?;
+            Ok((eig, SolverReport::Dense))
         }
-    };
-    let TopEigen {
-        values,
-        mut vectors,
-        all_values,
-        ..
-    } = eig;
-
-    // Positive eigenvalues and the k-th component.
-    let reference = all_values
-        .as_deref()
-        .unwrap_or(&values)
-        .iter()
-        .fold(0.0f64, |a, v| a.max(v.abs()));
-    let threshold = POSITIVE_EIG_REL_TOL * reference;
-    let examined = all_values.as_ref().map_or(values.len(), Vec::len);
-    let positive = all_values
-        .as_deref()
-        .unwrap_or(&values)
-        .iter()
-        .filter(|&&v| v > threshold)
-        .count();
-    if values.len() < k || values.iter().take(k).any(|&v| v <= threshold) {
-        return Err(FitError::TooManyComponents {
-            requested: k,
-            positive,
-            examined,
-        });
     }
-    match &all_values {
+}
+
+/// The warning about negative eigenvalues of Kc, if any: counted when the
+/// solver computed every eigenvalue; for the sigmoid kernel under the iterative
+/// solver, that they were not computed.
+fn indefiniteness(spectrum: &Spectrum, kind: KernelKind, n: usize) -> Option<FitWarning> {
+    match spectrum.all() {
         Some(all) => {
-            let negative: Vec<f64> = all.iter().copied().filter(|&v| v < -threshold).collect();
-            if let Some(most) = negative.iter().copied().reduce(f64::min) {
-                warnings.push(format!(
-                    "the kernel matrix is indefinite ({} kernel): {} of the {n} eigenvalues of \
-                     the centred kernel matrix are negative (most negative {most:e}, largest \
-                     {reference:e}); they are dropped, never kept as components",
-                    kernel.kind.name(),
-                    negative.len(),
-                ));
-            }
+            let negative: Vec<f64> = all
+                .iter()
+                .copied()
+                .filter(|&v| v < -spectrum.threshold())
+                .collect();
+            let most_negative = negative.iter().copied().reduce(f64::min)?;
+            Some(FitWarning::IndefiniteKernel {
+                kernel: kind,
+                negative: negative.len(),
+                total: n,
+                most_negative,
+                largest: spectrum.largest(),
+            })
         }
-        None => {
-            if kernel.kind == KernelKind::Sigmoid {
-                warnings.push(String::from(
-                    "the sigmoid kernel is indefinite: negative eigenvalues of the centred kernel \
-                     matrix are never kept; the iterative solver does not compute them, so the \
-                     explained-variance ratios use trace(Kc) as the total",
-                ));
-            }
-        }
+        None => (kind == KernelKind::Sigmoid)
+            .then_some(FitWarning::NegativeEigenvaluesNotComputed { kernel: kind }),
     }
+}
 
-    sign_flip_columns(&mut vectors);
+/// Training scores y_l(x_j) = sqrt(mu_l) (u_l)_j and components
+/// alpha_l = u_l / sqrt(mu_l), both n x k row-major, from the unit eigenvectors
+/// (the columns of `vectors`).
+fn scaled_vectors(vectors: &DMatrix<f64>, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (n, k) = (vectors.nrows(), values.len());
     let mut scores = vec![0.0; n * k];
     let mut comp = vec![0.0; n * k];
-    for (l, (col, &mu)) in vectors.column_iter().zip(&values).enumerate() {
+    for (l, (col, &mu)) in vectors.column_iter().zip(values).enumerate() {
         let root = mu.sqrt();
         for (i, &u) in col.iter().enumerate() {
-            if let Some(s) = scores.get_mut(i * k + l) {
-                *s = u * root;
-            }
-            if let Some(a) = comp.get_mut(i * k + l) {
-                *a = u / root;
-            }
+            scores[i * k + l] = u * root;
+            comp[i * k + l] = u / root;
         }
     }
-    let train_anomaly: Vec<f64> = scores
-        .chunks_exact(k)
-        .zip(&diag)
-        .map(|(y, &kc)| kc - y.iter().map(|v| v * v).sum::<f64>())
-        .collect();
-    // Sums scaled by the largest kept eigenvalue: the eigenvalues can be finite
-    // while their sum overflows (kernel values near f64::MAX).
-    let scale = values.first().copied().filter(|v| *v > 0.0).unwrap_or(1.0);
-    let total = match &all_values {
-        Some(all) => all
-            .iter()
-            .filter(|&&v| v > 0.0)
-            .map(|v| v / scale)
-            .sum::<f64>(),
-        // The trace also counts negative eigenvalues (an indefinite kernel, or
-        // the rounding noise of a numerically constant one) and can fall to or
-        // below the kept ones' sum: bound it by that sum, so the ratios stay
-        // finite and within (0, 1].
-        None => diag
-            .iter()
-            .map(|v| v / scale)
-            .sum::<f64>()
-            .max(values.iter().take(k).map(|v| v / scale).sum::<f64>()),
-    };
-    let eigenvalues: Vec<f64> = values.iter().take(k).copied().collect();
-    let explained_variance_ratio = eigenvalues.iter().map(|mu| (mu / scale) / total).collect();
-    let mut curve = Vec::with_capacity(k);
-    let mut remaining = trace / n as f64;
-    for mu in &eigenvalues {
-        remaining -= mu / n as f64;
-        curve.push(remaining);
-    }
-    let core = FitCore {
-        points: z.to_vec(),
-        comp,
-        center: r,
-        weights: vec![1.0 / n as f64; n],
-        s: g,
-        eigenvalues,
-        all_eigenvalues: all_values,
-        explained_variance_ratio,
-        train_scores: scores,
-        train_anomaly,
-        curve,
-    };
-    Ok((core, report))
+    (scores, comp)
 }
 
 /// Centres the lower triangle of the column-major n x n kernel matrix in place:
@@ -197,7 +162,7 @@ fn centre_in_place(kmat: &mut [f64], n: usize, r: &[f64], g: f64) {
         .for_each(|(block, cols)| {
             for (jj, col) in cols.chunks_exact_mut(n).enumerate() {
                 let j = block * PANEL + jj;
-                let rj = r.get(j).copied().unwrap_or(0.0);
+                let rj = r[j];
                 for (v, &ri) in col.iter_mut().zip(r).skip(j) {
                     *v = (*v - (ri + rj)) + g;
                 }

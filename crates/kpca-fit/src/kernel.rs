@@ -364,18 +364,18 @@ fn kernel_block(
     let c0 = kernel.coef0;
     if kernel.kind == KernelKind::Rbf {
         // The common case in one tight, vectorised loop per column.
-        for j in 0..cols {
-            let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
+        for (j, &sq_b) in b_sq.iter().enumerate() {
             let mut col = dst.rb_mut().col_mut(j);
             if let Some(slice) = col.rb_mut().try_as_col_major_mut() {
                 let slice = slice.as_slice_mut();
                 rbf_column(slice, a_sq, sq_b, g);
                 if same_diagonal {
-                    put_one(slice, j);
+                    // k(x, x) = 1, whatever the rounding of ‖x‖² + ‖x‖² - 2 x'x.
+                    slice[j] = 1.0;
                 }
             } else {
                 for (i, v) in col.iter_mut().enumerate() {
-                    let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
+                    let sq_a = a_sq[i];
                     let e = if same_diagonal && i == j {
                         0.0
                     } else {
@@ -387,11 +387,9 @@ fn kernel_block(
         }
         return;
     }
-    for j in 0..cols {
-        let sq_b = b_sq.get(j).copied().unwrap_or(0.0);
+    for (j, &sq_b) in b_sq.iter().enumerate() {
         let col = dst.rb_mut().col_mut(j);
-        for (i, v) in col.iter_mut().enumerate() {
-            let sq_a = a_sq.get(i).copied().unwrap_or(0.0);
+        for (v, &sq_a) in col.iter_mut().zip(a_sq) {
             let ip = *v;
             *v = match kernel.kind {
                 KernelKind::Linear => ip,
@@ -405,19 +403,11 @@ fn kernel_block(
                         0.0
                     }
                 }
-                // Not reached (both handled above).
-                KernelKind::Rbf | KernelKind::Laplacian => f64::NAN,
+                KernelKind::Rbf | KernelKind::Laplacian => {
+                    unreachable!("rbf and laplacian are handled above")
+                }
             };
         }
-    }
-}
-
-/// Sets `s[i]` to 1 (ignored outside): k(x, x) = 1 for rbf, whatever the rounding
-/// of ‖x‖² + ‖x‖² - 2 x'x.
-#[inline]
-fn put_one(s: &mut [f64], i: usize) {
-    if let Some(v) = s.get_mut(i) {
-        *v = 1.0;
     }
 }
 
@@ -458,17 +448,17 @@ pub(crate) fn gram_matrix(
                 kernel_block(
                     kernel,
                     lower,
-                    z.get(j0 * d..).unwrap_or(&[]),
-                    sq.get(j0..).unwrap_or(&[]),
-                    z.get(j0 * d..(j0 + w) * d).unwrap_or(&[]),
-                    sq.get(j0..j0 + w).unwrap_or(&[]),
+                    &z[j0 * d..],
+                    &sq[j0..],
+                    &z[j0 * d..(j0 + w) * d],
+                    &sq[j0..j0 + w],
                     d,
                     true,
                 );
                 let mut all_finite = finite;
                 for (jj, col) in panel.chunks_exact(n).enumerate() {
                     let j = j0 + jj;
-                    let (sum, ok) = lower_column_sums(col.get(j..).unwrap_or(&[]), &mut rows, j);
+                    let (sum, ok) = lower_column_sums(&col[j..], &mut rows, j);
                     cols.push((j, sum));
                     all_finite &= ok;
                 }
@@ -482,9 +472,7 @@ pub(crate) fn gram_matrix(
         finite &= ok;
         row_sums.iter_mut().zip(&rows).for_each(|(a, b)| *a += b);
         for (j, sum) in cols {
-            if let Some(a) = row_sums.get_mut(j) {
-                *a += sum;
-            }
+            row_sums[j] += sum;
         }
     }
     if !finite || row_sums.iter().any(|v| !v.is_finite()) {
@@ -502,17 +490,12 @@ fn lower_column_sums(col: &[f64], rows: &mut [f64], j: usize) -> (f64, bool) {
     };
     let mut acc = [0.0f64; 4];
     let mut finite = diag.is_finite();
-    let targets = rows.get_mut(j + 1..).unwrap_or(&mut []);
+    let targets = &mut rows[j + 1..];
     let mut chunks = below.chunks_exact(4);
     let mut target_chunks = targets.chunks_exact_mut(4);
     for (v, t) in (&mut chunks).zip(&mut target_chunks) {
-        for i in 0..4 {
-            let (Some(&x), Some(a)) = (v.get(i), t.get_mut(i)) else {
-                continue;
-            };
-            if let Some(s) = acc.get_mut(i) {
-                *s += x;
-            }
+        for ((&x, a), s) in v.iter().zip(t.iter_mut()).zip(acc.iter_mut()) {
+            *s += x;
             *a += x;
             finite &= x.is_finite();
         }

@@ -37,18 +37,22 @@
 //! ```
 
 mod data;
+mod decomposition;
+mod driver;
 mod eigen;
 mod error;
 pub mod export;
 mod fitted;
 mod full;
 mod kernel;
+mod linalg;
 mod nystrom;
 mod params;
 mod rng;
 mod simd;
 mod symprod;
 mod vexp;
+mod warning;
 
 pub use data::Dataset;
 pub use error::FitError;
@@ -56,10 +60,12 @@ pub use export::ExportInfo;
 pub use fitted::{quantile, DeviceModel, FittedKpca, Method, SolverReport};
 pub use kernel::{KernelKind, KernelSpec};
 pub use params::{
-    KernelPca, KernelPcaParams, Nystrom, Solver, ValidKernelPcaParams, AUTO_DENSE_K_FRACTION,
-    AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER, DEFAULT_PINV_RTOL, DEFAULT_TOL,
+    KernelPca, KernelPcaParams, Nystrom, ResolvedSolver, Solver, ValidKernelPcaParams,
+    AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,
+    DEFAULT_PINV_RTOL, DEFAULT_TOL,
 };
 pub use rng::{sample_landmarks, SeededRng};
+pub use warning::FitWarning;
 
 /// Largest n for full kernel PCA: its n x n f64 kernel matrix is then 18.6 GiB.
 /// Beyond it the fit returns [`FitError::TooManyPoints`] (use Nyström).

@@ -1,12 +1,15 @@
-//! Nyström kernel PCA in f64 (DESIGN.md section 3, Hallgren).
+//! Nyström kernel PCA in f64 (DESIGN.md section 3, Hallgren): two streamed
+//! passes over K_nm around the eigendecomposition of an r x r matrix.
 
-use super::eigen::{dense_top, descending_order, full_evd};
-use super::fitted::FitCore;
-use super::kernel::{cross_kernel, sq_norms, Kernel64};
-use super::{FitError, POSITIVE_EIG_REL_TOL};
+use crate::decomposition::{Decomposition, Spectrum};
+use crate::driver::TrainingData;
+use crate::eigen::{dense_top, descending_order, full_evd};
+use crate::fitted::SolverReport;
+use crate::kernel::{cross_kernel, sq_norms};
+use crate::linalg::par;
+use crate::params::ValidKernelPcaParams;
+use crate::{FitError, FitWarning};
 use nalgebra::{DMatrix, DVector};
-use std::format;
-use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
@@ -28,13 +31,10 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
     let cut = rtol * largest;
     let keep: Vec<usize> = descending_order(&values)
         .into_iter()
-        .filter(|&i| values.get(i).is_some_and(|&v| v > cut))
+        .filter(|&i| values[i] > cut)
         .collect();
     let negative = values.iter().filter(|&&v| v < -cut).count();
-    let kept_values = keep
-        .iter()
-        .filter_map(|&i| values.get(i).copied())
-        .collect();
+    let kept_values = keep.iter().map(|&i| values[i]).collect();
     Ok((kept_values, vectors.select_columns(&keep), negative))
 }
 
@@ -75,17 +75,9 @@ fn tr_mul_into(lhs: &DMatrix<f64>, rhs: &DMatrix<f64>) -> DMatrix<f64> {
     out
 }
 
-/// The parallelism of the big products.
-fn par() -> faer::Par {
-    if rayon::current_num_threads() > 1 {
-        faer::Par::rayon(0)
-    } else {
-        faer::Par::Seq
-    }
-}
-
-/// Fits Nyström kernel PCA with the given landmark rows of the (standardised)
-/// row-major points `z` (n x d).
+/// Fits Nyström kernel PCA to the training data `train` with the checked
+/// parameters and the given landmark rows; the driver applies the shared
+/// post-processing.
 ///
 /// Memory O(m² + m · ROW_BLOCK + n k): K_nm is never stored. It is computed in
 /// blocks of [`ROW_BLOCK`] training points, twice:
@@ -99,46 +91,107 @@ fn par() -> faer::Par {
 ///    N = Q' S Q / n with Q = M' K'_mm^(-1/2) (m x r);
 /// 2. the second pass computes the training scores
 ///    W_i = C' M (kappa_i - n_mean) = Q_k' (kappa_i - n_mean) and m0' kappa_i.
-pub(crate) fn fit_nystrom(
-    z: &[f64],
-    d: usize,
-    kernel: &Kernel64,
-    k: usize,
+pub(crate) fn fit(
+    params: &ValidKernelPcaParams,
+    train: &TrainingData,
     landmarks: &[usize],
-    pinv_rtol: f64,
-    warnings: &mut Vec<String>,
-) -> Result<FitCore, FitError> {
-    use faer::linalg::matmul::triangular::{self, BlockStructure};
-    let n = z.len() / d.max(1);
-    let m = landmarks.len();
-    let mut points = Vec::with_capacity(m * d);
-    for &i in landmarks {
-        let row = z
-            .get(i * d..(i + 1) * d)
-            .ok_or(FitError::BadLandmarkIndex {
-                index: i,
-                n_points: n,
-                duplicate: false,
-            })?;
-        points.extend_from_slice(row);
+) -> Result<Decomposition, FitError> {
+    let p = params.params();
+    let k = p.n_components;
+    let lm = Landmarks::new(train, landmarks);
+    let kmm = DMatrix::from_vec(lm.m, lm.m, lm.kernel_columns(train, &lm.points)?);
+    let moments = first_pass(train, &lm, &kmm)?;
+    let whitening = Whitening::new(kmm, &moments.n_mean, p.pinv_rtol)?;
+    let mut warnings = Vec::new();
+    let (negative_kmm, negative_centred_kmm) = whitening.negative;
+    if negative_kmm + negative_centred_kmm > 0 {
+        warnings.push(FitWarning::IndefiniteLandmarks {
+            kernel: train.kernel.kind,
+            negative_kmm,
+            negative_centred_kmm,
+        });
     }
-    let point_sq = sq_norms(&points, d);
-    let data_sq = sq_norms(z, d);
-    let kdiag: Vec<f64> = data_sq.iter().map(|&s| kernel.self_eval(s)).collect();
-    drop(data_sq);
+    let eig = dense_top(n_matrix(&whitening.q, moments.scatter, train.n), k)?;
+    let spectrum = Spectrum::check(eig.values, eig.all_values, k)?;
+    let vk = eig.vectors; // r x k
+    let (scores, t) = second_pass(train, &lm, &whitening, &moments.n_mean, &vk)?;
+    let comp = row_major(&(&whitening.p * &vk)); // C = P V_k, m x k
+    let a = whitening.a;
+    let self_terms = sq_norms(&train.z, train.d)
+        .iter()
+        .zip(&t)
+        .map(|(&sq, ti)| train.kernel.self_eval(sq) - 2.0 * ti + a)
+        .collect();
+    Ok(Decomposition {
+        spectrum,
+        scores,
+        comp,
+        self_terms,
+        per_point: 1.0,
+        points: lm.points,
+        center: moments.n_mean,
+        weights: whitening.m0,
+        s: a,
+        report: SolverReport::NystromDense,
+        warnings,
+    })
+}
 
-    // K_mm, and the shift mu0 (its column means).
-    let kmm = DMatrix::from_vec(m, m, cross_kernel(kernel, &points, &point_sq, &points, d)?);
+/// The landmarks: their (standardised) points, m x d row-major, and squared norms.
+struct Landmarks {
+    m: usize,
+    points: Vec<f64>,
+    sq: Vec<f64>,
+}
+
+impl Landmarks {
+    fn new(train: &TrainingData, landmarks: &[usize]) -> Self {
+        let d = train.d;
+        let mut points = Vec::with_capacity(landmarks.len() * d);
+        for &i in landmarks {
+            points.extend_from_slice(&train.z[i * d..(i + 1) * d]);
+        }
+        let sq = sq_norms(&points, d);
+        Landmarks {
+            m: landmarks.len(),
+            points,
+            sq,
+        }
+    }
+
+    /// k(landmark j, x_i) for the row-major points `xs`: column-major m x rows.
+    fn kernel_columns(&self, train: &TrainingData, xs: &[f64]) -> Result<Vec<f64>, FitError> {
+        cross_kernel(&train.kernel, &self.points, &self.sq, xs, train.d)
+    }
+}
+
+/// What the first pass over K_nm gives: the data mean in the landmark features
+/// and the scatter about it.
+struct Moments {
+    /// n_mean = (1/n) K_nm' 1.
+    n_mean: Vec<f64>,
+    /// S = sum_i (kappa_i - n_mean)(kappa_i - n_mean)', m x m, symmetric.
+    scatter: DMatrix<f64>,
+}
+
+/// Pass 1: with the shift mu0 (the column means of K_mm), s1 = sum (kappa_i - mu0)
+/// and the lower triangle of s2 = sum (kappa_i - mu0)(kappa_i - mu0)', block by
+/// block; then n_mean = mu0 + s1 / n and S = s2 - s1 s1' / n.
+fn first_pass(
+    train: &TrainingData,
+    lm: &Landmarks,
+    kmm: &DMatrix<f64>,
+) -> Result<Moments, FitError> {
+    use faer::linalg::matmul::triangular::{self, BlockStructure};
+    let m = lm.m;
     let mu0: Vec<f64> = kmm
         .column_iter()
         .map(|c| c.iter().sum::<f64>() / m.max(1) as f64)
         .collect();
-
-    // Pass 1: s1 and the lower triangle of s2.
     let mut s1 = vec![0.0; m];
     let mut s2 = DMatrix::<f64>::zeros(m, m);
-    for block in z.chunks(d.max(1) * ROW_BLOCK) {
-        let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
+    for block in train.z.chunks(train.d.max(1) * ROW_BLOCK) {
+        let mut kb = lm.kernel_columns(train, block)?;
         let c = kb.len() / m.max(1);
         let block_sum = shift_columns(&mut kb, &mu0, true);
         s1.iter_mut().zip(&block_sum).for_each(|(a, b)| *a += b);
@@ -155,92 +208,98 @@ pub(crate) fn fit_nystrom(
             par(),
         );
     }
-    let n_f = n as f64;
+    let n_f = train.n as f64;
     let n_mean: Vec<f64> = mu0.iter().zip(&s1).map(|(mu, s)| mu + s / n_f).collect();
     // S = s2 - s1 s1' / n, made symmetric from its lower triangle.
     let scatter = DMatrix::from_fn(m, m, |i, j| {
         let (i, j) = if i >= j { (i, j) } else { (j, i) };
-        s2.get((i, j)).copied().unwrap_or(0.0)
-            - s1.get(i).copied().unwrap_or(0.0) * s1.get(j).copied().unwrap_or(0.0) / n_f
+        s2[(i, j)] - s1[i] * s1[j] / n_f
     });
-    drop(s2);
+    Ok(Moments { n_mean, scatter })
+}
 
-    // m0 = K_mm^+ n_mean.
-    let (s_mm, v_mm, neg_mm) = sym_pinv_parts(kmm.clone(), pinv_rtol)?;
-    let n_mean_v = DVector::from_column_slice(&n_mean);
-    let coeffs = v_mm.tr_mul(&n_mean_v);
-    let scaled = DVector::from_iterator(coeffs.len(), coeffs.iter().zip(&s_mm).map(|(c, s)| c / s));
-    let m0v = &v_mm * scaled;
-    drop(v_mm);
-    let m0: Vec<f64> = m0v.iter().copied().collect();
-    let a = n_mean.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
+/// The centring and whitening of the landmark features (DESIGN.md section 3).
+struct Whitening {
+    /// m0 = K_mm^+ n_mean.
+    m0: Vec<f64>,
+    /// a = n_mean' m0 (the model's s).
+    a: f64,
+    /// P = K'_mm^(-1/2), m x r.
+    p: DMatrix<f64>,
+    /// Q = M' P = P - m0 (1' P), M = I - 1 m0'.
+    q: DMatrix<f64>,
+    /// Eigenvalues of K_mm and of K'_mm below -rtol times the largest, dropped
+    /// from the pseudo-inverses.
+    negative: (usize, usize),
+}
 
-    // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1', and P = K'_mm^(-1/2) (m x r).
-    let kmm_c = DMatrix::from_fn(m, m, |i, j| {
-        kmm.get((i, j)).copied().unwrap_or(0.0)
-            - n_mean.get(j).copied().unwrap_or(0.0)
-            - n_mean.get(i).copied().unwrap_or(0.0)
-            + a
-    });
-    drop(kmm);
-    let (s_c, v_c, neg_c) = sym_pinv_parts(kmm_c, pinv_rtol)?;
-    if neg_mm + neg_c > 0 {
-        warnings.push(format!(
-            "the kernel matrix of the landmarks is indefinite ({} kernel): {neg_mm} negative \
-             eigenvalues of K_mm and {neg_c} of the centred K'_mm are dropped from their \
-             pseudo-inverses",
-            kernel.kind.name()
-        ));
-    }
-    let mut p_mat = v_c;
-    for (mut col, &s) in p_mat.column_iter_mut().zip(&s_c) {
-        col /= s.sqrt();
-    }
-    // Q = M' P = P - m0 (1' P).
-    let mut q_mat = p_mat.clone();
-    for mut col in q_mat.column_iter_mut() {
-        let total: f64 = col.iter().sum();
-        for (v, w) in col.iter_mut().zip(&m0) {
-            *v -= w * total;
+impl Whitening {
+    fn new(kmm: DMatrix<f64>, n_mean: &[f64], rtol: f64) -> Result<Self, FitError> {
+        // m0 = K_mm^+ n_mean.
+        let (s_mm, v_mm, neg_mm) = sym_pinv_parts(kmm.clone(), rtol)?;
+        let coeffs = v_mm.tr_mul(&DVector::from_column_slice(n_mean));
+        let scaled =
+            DVector::from_iterator(coeffs.len(), coeffs.iter().zip(&s_mm).map(|(c, s)| c / s));
+        let m0: Vec<f64> = (&v_mm * scaled).iter().copied().collect();
+        drop(v_mm);
+        let a = n_mean.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
+
+        // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1', and P = K'_mm^(-1/2).
+        let m = n_mean.len();
+        let kmm_c = DMatrix::from_fn(m, m, |i, j| kmm[(i, j)] - n_mean[j] - n_mean[i] + a);
+        drop(kmm);
+        let (s_c, v_c, neg_c) = sym_pinv_parts(kmm_c, rtol)?;
+        let mut p = v_c;
+        for (mut col, &s) in p.column_iter_mut().zip(&s_c) {
+            col /= s.sqrt();
         }
+        let mut q = p.clone();
+        for mut col in q.column_iter_mut() {
+            let total: f64 = col.iter().sum();
+            for (v, w) in col.iter_mut().zip(&m0) {
+                *v -= w * total;
+            }
+        }
+        Ok(Whitening {
+            m0,
+            a,
+            p,
+            q,
+            negative: (neg_mm, neg_c),
+        })
     }
+}
 
-    // N = Q' S Q / n (r x r).
-    let sq_prod = tr_mul_into(&scatter, &q_mat); // S Q (S symmetric)
+/// N = Q' S Q / n (r x r), symmetrised.
+fn n_matrix(q: &DMatrix<f64>, scatter: DMatrix<f64>, n: usize) -> DMatrix<f64> {
+    let sq_prod = tr_mul_into(&scatter, q); // S Q (S symmetric)
     drop(scatter);
-    let n_mat = tr_mul_into(&q_mat, &sq_prod) / n_f;
+    let n_mat = tr_mul_into(q, &sq_prod) / n as f64;
     drop(sq_prod);
-    let n_sym = (&n_mat + n_mat.transpose()) * 0.5;
-    drop(n_mat);
-    let eig = dense_top(n_sym, k)?;
-    let all = eig.all_values.unwrap_or_default();
-    let reference = all.iter().fold(0.0f64, |acc, v| acc.max(v.abs()));
-    let threshold = POSITIVE_EIG_REL_TOL * reference;
-    let positive = all.iter().filter(|&&v| v > threshold).count();
-    if eig.values.len() < k || eig.values.iter().any(|&v| v <= threshold) {
-        return Err(FitError::TooManyComponents {
-            requested: k,
-            positive,
-            examined: all.len(),
-        });
-    }
-    let vk = eig.vectors; // r x k
-    let qk = &q_mat * &vk; // m x k
-    drop(q_mat);
+    (&n_mat + n_mat.transpose()) * 0.5
+}
 
-    // Pass 2: training scores W_i = Q_k' (kappa_i - n_mean) (k x n column-major =
-    // n x k row-major) and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both
-    // from one product with [Q_k | m0].
+/// Pass 2: the training scores W_i = Q_k' (kappa_i - n_mean) (n x k row-major)
+/// and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both from one product
+/// with [Q_k | m0] per block.
+fn second_pass(
+    train: &TrainingData,
+    lm: &Landmarks,
+    whitening: &Whitening,
+    n_mean: &[f64],
+    vk: &DMatrix<f64>,
+) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+    let (m, k) = (lm.m, vk.ncols());
     let mut qk_m0 = DMatrix::<f64>::zeros(m, k + 1);
-    qk_m0.columns_mut(0, k).copy_from(&qk);
-    qk_m0.column_mut(k).copy_from_slice(&m0);
-    let mut w = DMatrix::<f64>::zeros(k, n);
-    let mut t = Vec::with_capacity(n);
+    qk_m0.columns_mut(0, k).copy_from(&(&whitening.q * vk));
+    qk_m0.column_mut(k).copy_from_slice(&whitening.m0);
+    let mut scores = vec![0.0; train.n * k];
+    let mut t = Vec::with_capacity(train.n);
     let mut wt = Vec::new();
-    for (bi, block) in z.chunks(d.max(1) * ROW_BLOCK).enumerate() {
-        let mut kb = cross_kernel(kernel, &points, &point_sq, block, d)?;
+    for (bi, block) in train.z.chunks(train.d.max(1) * ROW_BLOCK).enumerate() {
+        let mut kb = lm.kernel_columns(train, block)?;
         let c = kb.len() / m.max(1);
-        shift_columns(&mut kb, &n_mean, false);
+        shift_columns(&mut kb, n_mean, false);
         wt.clear();
         wt.resize((k + 1) * c, 0.0);
         faer::linalg::matmul::matmul(
@@ -252,79 +311,16 @@ pub(crate) fn fit_nystrom(
             par(),
         );
         let start = bi * ROW_BLOCK * k;
-        let dst = w
-            .as_mut_slice()
-            .get_mut(start..start + c * k)
-            .unwrap_or(&mut []);
+        let dst = &mut scores[start..start + c * k];
         for (out, col) in dst.chunks_exact_mut(k).zip(wt.chunks_exact(k + 1)) {
-            let (scores, last) = col.split_at(k);
-            out.copy_from_slice(scores);
-            t.push(last.first().copied().unwrap_or(0.0) + a);
+            out.copy_from_slice(&col[..k]);
+            t.push(col[k] + whitening.a);
         }
     }
-    let mut comp_mat = &p_mat * &vk; // C, m x k
-                                     // Sign rule on the score columns W_l (sklearn's rule; for m = n, W_l = sqrt(mu) u_l).
-    for (l, mut row) in w.row_iter_mut().enumerate() {
-        let mut best = 0.0f64;
-        let mut sign = 1.0;
-        for &v in row.iter() {
-            if v.abs() > best {
-                best = v.abs();
-                sign = if v < 0.0 { -1.0 } else { 1.0 };
-            }
-        }
-        if sign < 0.0 {
-            row.neg_mut();
-            comp_mat.column_mut(l).neg_mut();
-        }
-    }
-    let train_scores: Vec<f64> = w.as_slice().to_vec();
-    let mut comp = vec![0.0; m * k];
-    for ((i, l), &v) in (0..k)
-        .flat_map(|l| (0..m).map(move |i| (i, l)))
-        .zip(comp_mat.iter())
-    {
-        if let Some(c) = comp.get_mut(i * k + l) {
-            *c = v;
-        }
-    }
+    Ok((scores, t))
+}
 
-    let base: Vec<f64> = kdiag
-        .iter()
-        .zip(&t)
-        .map(|(kd, ti)| kd - 2.0 * ti + a)
-        .collect();
-    let train_anomaly: Vec<f64> = train_scores
-        .chunks_exact(k)
-        .zip(&base)
-        .map(|(y, b0)| b0 - y.iter().map(|v| v * v).sum::<f64>())
-        .collect();
-    let eigenvalues: Vec<f64> = eig.values;
-    // Scaled by the largest eigenvalue: the sum can overflow where the values do not.
-    let scale = eigenvalues
-        .first()
-        .copied()
-        .filter(|v| *v > 0.0)
-        .unwrap_or(1.0);
-    let total: f64 = all.iter().filter(|&&v| v > 0.0).map(|v| v / scale).sum();
-    let explained_variance_ratio = eigenvalues.iter().map(|l| (l / scale) / total).collect();
-    let mut remaining = base.iter().sum::<f64>() / n as f64;
-    let mut curve = Vec::with_capacity(k);
-    for lam in &eigenvalues {
-        remaining -= lam;
-        curve.push(remaining);
-    }
-    Ok(FitCore {
-        points,
-        comp,
-        center: n_mean,
-        weights: m0,
-        s: a,
-        eigenvalues,
-        all_eigenvalues: Some(all),
-        explained_variance_ratio,
-        train_scores,
-        train_anomaly,
-        curve,
-    })
+/// The entries of `mat` in row-major order.
+fn row_major(mat: &DMatrix<f64>) -> Vec<f64> {
+    mat.transpose().as_slice().to_vec()
 }

@@ -1,11 +1,9 @@
 //! Fit parameters in the shape of linfa: build, `check()`, `fit()`.
 
-use super::data::Dataset;
-use super::fitted::{FittedKpca, Method, SolverReport, Standardizer};
-use super::kernel::KernelSpec;
-use super::rng::{sample_landmarks, SeededRng};
-use super::{full, nystrom, FitError};
-use rand_core::SeedableRng;
+use crate::data::Dataset;
+use crate::fitted::FittedKpca;
+use crate::kernel::KernelSpec;
+use crate::{driver, FitError};
 use std::vec::Vec;
 
 /// With [`Solver::Auto`], the dense solver is used when n is at most this...
@@ -14,7 +12,7 @@ pub const AUTO_DENSE_MAX_N: usize = 1000;
 pub const AUTO_DENSE_K_FRACTION: usize = 10;
 
 /// Default tolerance of the iterative solver: a bound on each kept eigenvector's
-/// estimated error ‖Kc v - mu v‖ / gap (see [`Solver::Iterative`]). 1e-9 leaves a
+/// estimated error ‖Kc v - mu v‖ / gap (see [`ResolvedSolver::Iterative`]). 1e-9 leaves a
 /// factor 10 to the 1e-8 (relative to each score column's scale) at which the fit
 /// reproduces scikit-learn.
 pub const DEFAULT_TOL: f64 = 1e-9;
@@ -29,15 +27,29 @@ pub const DEFAULT_PINV_RTOL: f64 = 1e-9;
 /// Default false-alarm rate of the anomaly threshold.
 pub const DEFAULT_FALSE_ALARM_RATE: f64 = 0.01;
 
-/// Which eigen solver the full fit uses.
+/// The eigen solver asked for the full fit (the Nyström fit always solves its
+/// small problem densely). [`Solver::resolve`] turns it into the
+/// [`ResolvedSolver`] that runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Solver {
     /// Dense when n <= [`AUTO_DENSE_MAX_N`] or k > n / [`AUTO_DENSE_K_FRACTION`],
     /// iterative otherwise.
     #[default]
     Auto,
-    /// Every eigenpair of the n x n centred kernel matrix (faer: tridiagonalisation
-    /// and divide and conquer), O(n^3) time; also gives [`FittedKpca::all_eigenvalues`].
+    /// [`ResolvedSolver::Dense`].
+    Dense,
+    /// [`ResolvedSolver::Iterative`].
+    Iterative,
+}
+
+/// The eigen solver that runs in a full fit, decided once from n and k by
+/// [`Solver::resolve`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResolvedSolver {
+    /// Every eigenvalue of the n x n centred kernel matrix and the eigenvectors of
+    /// the top k (Householder tridiagonalisation with faer, implicit QL for the
+    /// eigenvalues, inverse iteration for the k eigenvectors), O(n^3) time; also
+    /// gives [`FittedKpca::all_eigenvalues`].
     Dense,
     /// The top k eigenpairs only, by thick-restart Lanczos with full
     /// reorthogonalisation; O(n^2) per pass. Convergence test, for every kept pair
@@ -52,18 +64,20 @@ pub enum Solver {
 }
 
 impl Solver {
-    /// The solver [`Solver::Auto`] picks for n points and k components (other
-    /// variants return themselves).
-    pub fn resolve(self, n: usize, k: usize) -> Solver {
+    /// The solver that runs for n points and k components: [`Solver::Auto`]
+    /// decides by [`AUTO_DENSE_MAX_N`] and [`AUTO_DENSE_K_FRACTION`]; the others
+    /// name their solver.
+    pub fn resolve(self, n: usize, k: usize) -> ResolvedSolver {
         match self {
             Solver::Auto => {
                 if n <= AUTO_DENSE_MAX_N || k.saturating_mul(AUTO_DENSE_K_FRACTION) > n {
-                    Solver::Dense
+                    ResolvedSolver::Dense
                 } else {
-                    Solver::Iterative
+                    ResolvedSolver::Iterative
                 }
             }
-            other => other,
+            Solver::Dense => ResolvedSolver::Dense,
+            Solver::Iterative => ResolvedSolver::Iterative,
         }
     }
 }
@@ -213,7 +227,7 @@ impl KernelPcaParams {
     }
     /// Tolerance of the iterative solver, in (0, 1): the bound on each eigenvector's
     /// estimated error, residual / gap (default [`DEFAULT_TOL`] = 1e-9; see
-    /// [`Solver::Iterative`]).
+    /// [`ResolvedSolver::Iterative`]).
     pub fn tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
@@ -280,9 +294,9 @@ impl KernelPcaParams {
             if let Nystrom::Indices(idx) = ny {
                 let mut sorted = idx.clone();
                 sorted.sort_unstable();
-                if let Some(w) = sorted.windows(2).find(|w| w.first() == w.get(1)) {
+                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
                     return Err(FitError::BadLandmarkIndex {
-                        index: w.first().copied().unwrap_or(0),
+                        index: w[0],
                         n_points: 0,
                         duplicate: true,
                     });
@@ -309,112 +323,13 @@ impl ValidKernelPcaParams {
     /// Errors, in the order checked: [`FitError::NonFiniteInput`],
     /// [`FitError::TooFewPoints`] (n < k + 1), [`FitError::ConstantData`],
     /// [`FitError::ConstantColumn`] (with standardisation),
-    /// [`FitError::BadLandmarkCount`] / [`FitError::BadLandmarkIndex`],
-    /// [`FitError::NonFiniteKernel`], [`FitError::TooManyComponents`],
-    /// [`FitError::NotConverged`], [`FitError::SingularLandmarks`].
+    /// [`FitError::TooManyPoints`] (full, n > [`crate::MAX_FULL_POINTS`]) or
+    /// [`FitError::BadLandmarkCount`] / [`FitError::BadLandmarkIndex`] (Nyström);
+    /// then from the fit itself [`FitError::NonFiniteKernel`],
+    /// [`FitError::SingularLandmarks`] (Nyström), [`FitError::NotConverged`],
+    /// [`FitError::TooManyComponents`], and [`FitError::NonFiniteKernel`] again
+    /// when the training scores are not finite.
     pub fn fit(&self, data: &Dataset<'_>) -> Result<FittedKpca, FitError> {
-        let p = &self.0;
-        let n = data.n_rows();
-        let d = data.n_features();
-        let k = p.n_components;
-        data.check_finite()?;
-        if n < k.saturating_add(1) {
-            return Err(FitError::TooFewPoints {
-                n_points: n,
-                n_components: k,
-            });
-        }
-        let first = data.row(0).unwrap_or(&[]);
-        if data.rows().all(|r| r == first) {
-            return Err(FitError::ConstantData);
-        }
-        let standardizer = if p.standardize {
-            Some(Standardizer::from_data(data)?)
-        } else {
-            None
-        };
-        let z: Vec<f64> = match &standardizer {
-            Some(s) => s.apply_all(data.values()),
-            None => data.values().to_vec(),
-        };
-        let kernel = p.kernel.resolve(d)?;
-        let mut warnings = Vec::new();
-        let (core, method, solver_report) = match &p.nystrom {
-            None => {
-                if n > super::MAX_FULL_POINTS {
-                    return Err(FitError::TooManyPoints {
-                        n_points: n,
-                        max: super::MAX_FULL_POINTS,
-                    });
-                }
-                let solver = p.solver.resolve(n, k);
-                let core =
-                    full::fit_full(&z, d, &kernel, k, solver, p.tol, p.max_iter, &mut warnings)?;
-                let report = core.1;
-                (core.0, Method::Full, report)
-            }
-            Some(ny) => {
-                let landmarks = match ny {
-                    Nystrom::Random { m, seed } => {
-                        let m = *m;
-                        if m > n {
-                            return Err(FitError::BadLandmarkCount {
-                                m,
-                                n_points: n,
-                                n_components: k,
-                            });
-                        }
-                        let mut rng = SeededRng::seed_from_u64(*seed);
-                        sample_landmarks(&mut rng, n, m)?
-                    }
-                    Nystrom::Indices(idx) => {
-                        if idx.len() > n {
-                            return Err(FitError::BadLandmarkCount {
-                                m: idx.len(),
-                                n_points: n,
-                                n_components: k,
-                            });
-                        }
-                        if let Some(&bad) = idx.iter().find(|&&i| i >= n) {
-                            return Err(FitError::BadLandmarkIndex {
-                                index: bad,
-                                n_points: n,
-                                duplicate: false,
-                            });
-                        }
-                        idx.clone()
-                    }
-                };
-                let core = nystrom::fit_nystrom(
-                    &z,
-                    d,
-                    &kernel,
-                    k,
-                    &landmarks,
-                    p.pinv_rtol,
-                    &mut warnings,
-                )?;
-                let seed = match ny {
-                    Nystrom::Random { seed, .. } => Some(*seed),
-                    Nystrom::Indices(_) => None,
-                };
-                (
-                    core,
-                    Method::Nystrom { landmarks, seed },
-                    SolverReport::NystromDense,
-                )
-            }
-        };
-        FittedKpca::assemble(
-            core,
-            method,
-            solver_report,
-            kernel,
-            standardizer,
-            n,
-            d,
-            p.false_alarm_rate,
-            warnings,
-        )
+        driver::fit(self, data)
     }
 }

@@ -170,7 +170,7 @@ mod tests {
         let mut rng = SeededRng::seed_from_u64(1);
         let mut counts = [0usize; 10];
         for _ in 0..2000 {
-            let idx = sample_landmarks(&mut rng, 10, 3).unwrap_or_default();
+            let idx = sample_landmarks(&mut rng, 10, 3).expect("3 of 10");
             assert_eq!(idx.len(), 3);
             assert!(idx.windows(2).all(|w| w[0] < w[1]));
             for i in idx {

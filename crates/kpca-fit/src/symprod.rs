@@ -44,11 +44,10 @@ fn axpy2<const FMA: bool>(y: &mut Row, a: f64, x: &Row, b: f64, z: &Row) {
     }
 }
 
-/// Entries `i0..i0 + h` of column `j` of the column-major n x n `matrix`
-/// (empty when out of range).
+/// Entries `i0..i0 + h` of column `j` of the column-major n x n `matrix`.
 #[inline(always)]
 fn column(matrix: &[f64], n: usize, j: usize, i0: usize, h: usize) -> &[f64] {
-    matrix.get(j * n + i0..j * n + i0 + h).unwrap_or(&[])
+    &matrix[j * n + i0..j * n + i0 + h]
 }
 
 /// The strictly-lower tile of rows I = `i0..i0 + h` and columns J = `j0..j0 + w`
@@ -71,9 +70,7 @@ fn tile<const FMA: bool>(
     let pairs = w / 2;
     for p in 0..pairs {
         let (ja, jb) = (2 * p, 2 * p + 1);
-        let (Some(&xa), Some(&xb)) = (xj.get(ja), xj.get(jb)) else {
-            return;
-        };
+        let (xa, xb) = (xj[ja], xj[jb]);
         let ca = column(matrix, n, j0 + ja, i0, h);
         let cb = column(matrix, n, j0 + jb, i0, h);
         let mut ta = [0.0; LANES];
@@ -86,12 +83,12 @@ fn tile<const FMA: bool>(
             axpy::<FMA>(&mut tb, b, &xv);
             *yr = yv;
         }
-        add_row(yj.get_mut(ja), &ta);
-        add_row(yj.get_mut(jb), &tb);
+        add_row(&mut yj[ja], &ta);
+        add_row(&mut yj[jb], &tb);
     }
     if w % 2 == 1 {
         let j = w - 1;
-        let Some(&xa) = xj.get(j) else { return };
+        let xa = xj[j];
         let ca = column(matrix, n, j0 + j, i0, h);
         let mut ta = [0.0; LANES];
         for (&a, (xr, yr)) in ca.iter().zip(xi.iter().zip(yi.iter_mut())) {
@@ -101,17 +98,15 @@ fn tile<const FMA: bool>(
             axpy::<FMA>(&mut ta, a, &xv);
             *yr = yv;
         }
-        add_row(yj.get_mut(j), &ta);
+        add_row(&mut yj[j], &ta);
     }
 }
 
-/// `dst += src` (ignored when `dst` is None).
+/// `dst += src`.
 #[inline(always)]
-fn add_row(dst: Option<&mut Row>, src: &Row) {
-    if let Some(d) = dst {
-        for (a, b) in d.iter_mut().zip(src) {
-            *a += b;
-        }
+fn add_row(dst: &mut Row, src: &Row) {
+    for (a, b) in dst.iter_mut().zip(src) {
+        *a += b;
     }
 }
 
@@ -121,27 +116,20 @@ fn add_row(dst: Option<&mut Row>, src: &Row) {
 fn diagonal_block<const FMA: bool>(matrix: &[f64], n: usize, j0: usize, x: &[Row], y: &mut [Row]) {
     let w = x.len().min(y.len());
     for j in 0..w {
-        let Some(&xj) = x.get(j) else { return };
+        let xj = x[j];
         let col = column(matrix, n, j0 + j, j0 + j, w - j);
-        let Some((&ajj, below)) = col.split_first() else {
-            continue;
-        };
+        let (ajj, below) = (col[0], &col[1..]);
         let (upper, lower) = y.split_at_mut(j + 1);
         let mut t = [0.0; LANES];
-        for (&a, (xr, yr)) in below
-            .iter()
-            .zip(x.get(j + 1..).unwrap_or(&[]).iter().zip(lower.iter_mut()))
-        {
+        for (&a, (xr, yr)) in below.iter().zip(x[j + 1..].iter().zip(lower.iter_mut())) {
             let xv = *xr;
             let mut yv = *yr;
             axpy::<FMA>(&mut yv, a, &xj);
             axpy::<FMA>(&mut t, a, &xv);
             *yr = yv;
         }
-        if let Some(yj) = upper.last_mut() {
-            axpy::<FMA>(&mut t, ajj, &xj);
-            add_row(Some(yj), &t);
-        }
+        axpy::<FMA>(&mut t, ajj, &xj);
+        add_row(&mut upper[j], &t);
     }
 }
 
@@ -161,13 +149,13 @@ fn panels<const FMA: bool>(
         if w == 0 {
             break;
         }
-        let xj = x.get(j0..j0 + w).unwrap_or(&[]);
+        let xj = &x[j0..j0 + w];
         let (top, bottom) = y.split_at_mut((j0 + w).min(y.len()));
-        let yj = top.get_mut(j0..).unwrap_or(&mut []);
+        let yj = &mut top[j0..];
         diagonal_block::<FMA>(matrix, n, j0, xj, yj);
         let mut i0 = j0 + w;
         for yi in bottom.chunks_mut(TILE_ROWS) {
-            let xi = x.get(i0..i0 + yi.len()).unwrap_or(&[]);
+            let xi = &x[i0..i0 + yi.len()];
             tile::<FMA>(matrix, n, i0, j0, xi, yi, xj, yj);
             i0 += yi.len();
         }
@@ -208,8 +196,12 @@ pub(crate) fn sym_block_product(
     x: faer::MatRef<'_, f64>,
     mut y: faer::MatMut<'_, f64>,
 ) {
-    let b = x.ncols().min(y.ncols());
-    if n == 0 || b == 0 || matrix.len() < n * n || x.nrows() != n || y.nrows() != n {
+    let b = x.ncols();
+    assert!(
+        matrix.len() >= n * n && x.nrows() == n && y.nrows() == n && y.ncols() == b,
+        "sym_block_product: shapes do not match n = {n}"
+    );
+    if n == 0 || b == 0 {
         return;
     }
     let panel_count = n.div_ceil(PANEL);
@@ -236,9 +228,7 @@ pub(crate) fn sym_block_product(
         let mut xs: Vec<Row> = vec![[0.0; LANES]; n];
         for c in 0..width {
             for (row, &v) in xs.iter_mut().zip(x.col(c0 + c).iter()) {
-                if let Some(slot) = row.get_mut(c) {
-                    *slot = v;
-                }
+                row[c] = v;
             }
         }
         let partial: Vec<Vec<Row>> = ranges
@@ -251,10 +241,7 @@ pub(crate) fn sym_block_product(
             .collect();
         for c in 0..width {
             for (i, v) in y.as_mut().col_mut(c0 + c).iter_mut().enumerate() {
-                *v = partial
-                    .iter()
-                    .map(|acc| acc.get(i).and_then(|r| r.get(c)).copied().unwrap_or(0.0))
-                    .sum();
+                *v = partial.iter().map(|acc| acc[i][c]).sum();
             }
         }
     }
@@ -360,9 +347,10 @@ mod tests {
         }
     }
 
-    /// Too short a matrix or mismatched shapes leave Y untouched, never panic.
+    /// Too short a matrix or mismatched shapes are a bug of the caller: a panic.
     #[test]
-    fn bad_shapes_do_nothing() {
+    #[should_panic(expected = "shapes do not match")]
+    fn bad_shapes_panic() {
         let m = vec![1.0; 8];
         let x = vec![1.0; 3];
         let mut y = vec![7.0; 3];

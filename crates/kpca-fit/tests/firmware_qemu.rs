@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Command;
 use support::{col_rel_err, dataset, kernel_of, load, mat, rel_err};
 
-/// Issue 5: f32 outputs within 1e-5 of each component's scale of the f64 results.
+/// f32 outputs within 1e-5 of each component's scale of the f64 results.
 const FIRMWARE_VS_F64_REL_TOL: f64 = 1e-5;
 
 fn read_csv(path: &Path) -> (Vec<f64>, usize) {
@@ -63,7 +63,9 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
         .collect();
     std::fs::write(dir.join("vectors.csv"), csv).unwrap();
 
+    // From the repository root: the script prints the library's path relative to it.
     let status = Command::new(root.join("scripts/firmware-run.sh"))
+        .current_dir(root)
         .arg(dir.join("model.kpca"))
         .arg(dir.join("vectors.csv"))
         .arg(&dir)

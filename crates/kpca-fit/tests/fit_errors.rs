@@ -2,7 +2,9 @@
 
 mod support;
 
-use kpca_fit::{export, Dataset, FitError, KernelPca, KernelSpec, Nystrom, Solver};
+use kpca_fit::{
+    export, Dataset, FitError, FitWarning, KernelKind, KernelPca, KernelSpec, Nystrom, Solver,
+};
 use support::*;
 
 /// 60 points on a noisy curve in 3-D (no constant column, no repeated rows).
@@ -389,8 +391,22 @@ fn indefinite_kernel_warns_and_drops_negative_eigenvalues() {
         .solver(Solver::Dense)
         .fit(&dataset(&fx["x_train"]))
         .expect("fit");
-    let w = fitted.warnings().join("\n");
+    let w = fitted
+        .warnings()
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
     let n_neg = fx["n_negative_eigenvalues"].as_u64().expect("count");
+    assert!(
+        matches!(
+            fitted.warnings(),
+            [FitWarning::IndefiniteKernel { kernel: KernelKind::Sigmoid, negative, total: 100, .. }]
+                if *negative as u64 == n_neg
+        ),
+        "{:?}",
+        fitted.warnings()
+    );
     assert!(
         w.contains(&format!("{n_neg} of the 100 eigenvalues")),
         "{w}"
@@ -445,7 +461,23 @@ fn indefinite_kernel_in_nystrom_warns() {
         .nystrom(Nystrom::random(60, 4))
         .fit(&dataset(&fx["x_train"]))
         .expect("fit");
-    let w = fitted.warnings().join("\n");
+    assert!(
+        matches!(
+            fitted.warnings(),
+            [FitWarning::IndefiniteLandmarks {
+                kernel: KernelKind::Sigmoid,
+                ..
+            }]
+        ),
+        "{:?}",
+        fitted.warnings()
+    );
+    let w = fitted
+        .warnings()
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(w.contains("indefinite"), "{w}");
     assert!(fitted.eigenvalues().iter().all(|&v| v > 0.0));
 }

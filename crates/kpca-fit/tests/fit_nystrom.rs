@@ -46,15 +46,12 @@ fn eig_rel(got: &[f64], want: &[f64]) -> f64 {
     got.iter()
         .zip(want)
         .map(|(g, w)| (g - w).abs() / w.abs())
-        .fold(0.0, f64::max)
+        .fold(0.0, nan_max)
 }
 
 fn abs_err_scaled(got: &[f64], want: &[f64], floor: f64) -> f64 {
-    let scale = want.iter().fold(floor, |a, v| a.max(v.abs()));
-    got.iter()
-        .zip(want)
-        .fold(0.0f64, |a, (g, w)| a.max((g - w).abs()))
-        / scale
+    let scale = want.iter().fold(floor, |a, v| nan_max(a, v.abs()));
+    max_of(got.iter().zip(want).map(|(g, w)| (g - w).abs())) / scale
 }
 
 #[test]

@@ -4,7 +4,8 @@
 mod support;
 
 use kpca_fit::{
-    quantile, Dataset, KernelPca, KernelSpec, Nystrom, SeededRng, Solver, SolverReport,
+    quantile, Dataset, KernelPca, KernelSpec, Nystrom, ResolvedSolver, SeededRng, Solver,
+    SolverReport,
 };
 use rand_core::SeedableRng;
 use support::*;
@@ -228,11 +229,11 @@ fn linear_kernel_is_pca() {
 
 #[test]
 fn auto_policy() {
-    assert_eq!(Solver::Auto.resolve(1000, 500), Solver::Dense);
-    assert_eq!(Solver::Auto.resolve(1001, 100), Solver::Iterative);
-    assert_eq!(Solver::Auto.resolve(1001, 101), Solver::Dense);
-    assert_eq!(Solver::Dense.resolve(5000, 2), Solver::Dense);
-    assert_eq!(Solver::Iterative.resolve(50, 2), Solver::Iterative);
+    assert_eq!(Solver::Auto.resolve(1000, 500), ResolvedSolver::Dense);
+    assert_eq!(Solver::Auto.resolve(1001, 100), ResolvedSolver::Iterative);
+    assert_eq!(Solver::Auto.resolve(1001, 101), ResolvedSolver::Dense);
+    assert_eq!(Solver::Dense.resolve(5000, 2), ResolvedSolver::Dense);
+    assert_eq!(Solver::Iterative.resolve(50, 2), ResolvedSolver::Iterative);
 }
 
 /// A slowly decaying spectrum with near-multiple eigenvalues (rbf on a uniform cube)
@@ -258,7 +259,7 @@ fn iterative_solver_with_restarts_matches_dense() {
         .iter()
         .zip(dense.eigenvalues())
         .map(|(a, b)| (a - b).abs() / b)
-        .fold(0.0, f64::max);
+        .fold(0.0, nan_max);
     let scores = col_rel_err(it.train_scores(), dense.train_scores(), k);
     eprintln!("restarts: {matvecs} products, residual {max_residual:.1e}, eig {eig:.1e}, scores {scores:.1e}");
     // One cycle is p = max(2k + 16, k + 32) products, plus k to confirm the residuals.

@@ -68,7 +68,7 @@ fn self_kernel_scale(fitted: &FittedKpca, x: &[f64], d: usize) -> f64 {
             }
             .abs()
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, nan_max)
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn full_fit_matches_sklearn_f64_and_device() {
             .iter()
             .zip(&want_eig)
             .map(|(g, w)| (g - w).abs() / w.abs())
-            .fold(0.0, f64::max);
+            .fold(0.0, nan_max);
         let all_err = rel_err(
             fitted.all_eigenvalues().expect("dense gives all"),
             &vec1(&fx["all_eigenvalues"]),
@@ -122,16 +122,10 @@ fn full_fit_matches_sklearn_f64_and_device() {
             dev_e.push(e as f64);
         }
         let dev_err = col_rel_err(&dev_scores, &mat(&fx["test_scores"]).0, k);
-        let e_scale = want_e_test
-            .iter()
-            .fold(0.0f64, |a, v| a.max(v.abs()))
-            .max(self_kernel_scale(fitted, x_test.values(), d));
-        let dev_e_err = dev_e
-            .iter()
-            .zip(&want_e_test)
-            .fold(0.0f64, |a, (g, w)| a.max((g - w).abs()))
-            / e_scale;
-        let max_e = want_e_test.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let max_e = max_of(want_e_test.iter().map(|v| v.abs()));
+        let e_scale = nan_max(max_e, self_kernel_scale(fitted, x_test.values(), d));
+        let dev_e_err =
+            max_of(dev_e.iter().zip(&want_e_test).map(|(g, w)| (g - w).abs())) / e_scale;
         let dev_e_vs_max = dev_e_err * e_scale / max_e;
         eprintln!(
             "{name:<24} {eig_err:>9.2e} {all_err:>9.2e} {train_err:>9.2e} {test_err:>9.2e} \
@@ -192,7 +186,7 @@ fn iterative_solver_matches_dense_on_every_fixture() {
             .iter()
             .zip(dense.eigenvalues())
             .map(|(g, w)| (g - w).abs() / w.abs())
-            .fold(0.0, f64::max);
+            .fold(0.0, nan_max);
         let score_err = col_rel_err(it.train_scores(), dense.train_scores(), k);
         let x_test = dataset(&fx["x_test"]);
         let test_err = col_rel_err(

@@ -1,4 +1,4 @@
-//! Property tests of the fit on hostile data and parameters (issue 6): ragged
+//! Property tests of the fit on hostile data and parameters: ragged
 //! rows, empty data, a single row, huge, tiny and denormal magnitudes, constant
 //! columns, duplicate rows, n < k, gamma <= 0, degree 0, m > n, for every kernel,
 //! both solvers and Nyström.
@@ -635,8 +635,11 @@ fn a_device_model_that_cannot_evaluate_its_training_points_is_refused() {
 /// rounding; the centred kernel matrix has eigenvalues of about ±8e-16 and a
 /// trace of about 0, and the Lanczos fit divided its top eigenvalue by that
 /// trace: explained variance ratio inf (the dense fit divides by the sum of
-/// the positive eigenvalues: 0.76). The denominator is now at least the kept
-/// eigenvalues' sum.
+/// the positive eigenvalues). The denominator is now at least the kept
+/// eigenvalues' sum. On this data the dense fit must succeed with ratios in
+/// (0, 1]; the Lanczos solver now refuses the rounding-noise spectrum with
+/// `NotConverged` (the bound on the trace itself is tested on the shared
+/// post-processing, in the crate's unit tests).
 #[test]
 fn explained_variance_ratios_stay_finite_when_the_trace_vanishes() {
     let mut values = [0.0; 15];
@@ -649,12 +652,24 @@ fn explained_variance_ratios_stay_finite_when_the_trace_vanishes() {
             .n_components(1)
             .solver(solver)
             .fit(&data);
-        if let Ok(f) = fitted {
-            let r = f.explained_variance_ratio();
-            assert!(
-                r.iter().all(|v| *v > 0.0 && *v <= 1.0),
-                "{solver:?}: ratios {r:?}"
-            );
+        match (solver, fitted) {
+            (Solver::Dense, Ok(f)) => {
+                let r = f.explained_variance_ratio();
+                assert!(
+                    r.iter().all(|v| *v > 0.0 && *v <= 1.0),
+                    "{solver:?}: ratios {r:?}"
+                );
+            }
+            (
+                Solver::Iterative,
+                Err(FitError::NotConverged {
+                    solver: "lanczos", ..
+                }),
+            ) => {}
+            (solver, other) => panic!(
+                "{solver:?}: unexpected outcome {:?}",
+                other.map(|f| f.explained_variance_ratio().to_vec())
+            ),
         }
     }
 }
@@ -663,7 +678,9 @@ fn explained_variance_ratios_stay_finite_when_the_trace_vanishes() {
 /// poly kernel of degree 5 with gamma 1e30 on values near 4e15 has kernel
 /// values near 1e305; the eigenvalues were finite but their sum overflowed, and
 /// the explained variance ratio came out 0. The sums are now scaled by the
-/// largest eigenvalue.
+/// largest eigenvalue. The dense full fit must succeed with ratios in (0, 1];
+/// the Lanczos solver and the eigendecompositions of the Nyström fit (which
+/// ignores the solver) do not converge on these magnitudes, and must say so.
 #[test]
 fn explained_variance_ratios_survive_an_overflowing_eigenvalue_sum() {
     let values = [
@@ -678,15 +695,30 @@ fn explained_variance_ratios_survive_an_overflowing_eigenvalue_sum() {
                 .kernel(KernelSpec::poly(1e30, 5, -0.5))
                 .n_components(1)
                 .solver(solver);
+            let is_nystrom = nystrom.is_some();
             if let Some(ny) = nystrom {
                 params = params.nystrom(ny);
             }
-            if let Ok(f) = params.fit(&data) {
-                let r = f.explained_variance_ratio();
-                assert!(
-                    r.iter().all(|v| *v > 0.0 && *v <= 1.0),
-                    "{solver:?}: ratios {r:?}"
-                );
+            match (solver, is_nystrom, params.fit(&data)) {
+                (Solver::Dense, false, Ok(f)) => {
+                    let r = f.explained_variance_ratio();
+                    assert!(
+                        r.iter().all(|v| *v > 0.0 && *v <= 1.0),
+                        "{solver:?}: ratios {r:?}"
+                    );
+                }
+                (
+                    Solver::Iterative,
+                    false,
+                    Err(FitError::NotConverged {
+                        solver: "lanczos", ..
+                    }),
+                )
+                | (_, true, Err(FitError::NotConverged { .. })) => {}
+                (solver, is_nystrom, other) => panic!(
+                    "{solver:?} (Nyström {is_nystrom}): unexpected outcome {:?}",
+                    other.map(|f| f.explained_variance_ratio().to_vec())
+                ),
             }
         }
     }

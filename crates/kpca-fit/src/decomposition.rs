@@ -1,0 +1,264 @@
+//! What the full and the Nyström fits hand to the driver, in one form, and the
+//! post-processing they share: the positive-eigenvalue check ([`Spectrum`]), then
+//! ([`Decomposition::finish`]) scikit-learn's sign rule, the training anomaly
+//! scores, the explained-variance ratios and the reconstruction-error curve.
+
+use crate::fitted::{FitCore, SolverReport};
+use crate::{FitError, FitWarning, POSITIVE_EIG_REL_TOL};
+use std::vec::Vec;
+
+/// Eigenvalues that passed the positive-eigenvalue check: the k kept ones, each
+/// above [`POSITIVE_EIG_REL_TOL`] times the largest absolute eigenvalue computed.
+/// Only [`Spectrum::check`] makes one.
+#[derive(Debug)]
+pub(crate) struct Spectrum {
+    values: Vec<f64>,
+    all: Option<Vec<f64>>,
+    largest: f64,
+    threshold: f64,
+}
+
+impl Spectrum {
+    /// Keeps the first `k` of `values` (the largest eigenvalues, descending)
+    /// when all of them are positive; `all` is every eigenvalue, descending, when
+    /// the solver computed them. [`FitError::TooManyComponents`] otherwise, with
+    /// the number of positive eigenvalues among those computed.
+    pub fn check(
+        mut values: Vec<f64>,
+        all: Option<Vec<f64>>,
+        k: usize,
+    ) -> Result<Spectrum, FitError> {
+        let computed = all.as_deref().unwrap_or(&values);
+        let largest = computed.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let threshold = POSITIVE_EIG_REL_TOL * largest;
+        if values.len() < k || values.iter().take(k).any(|&v| v <= threshold) {
+            return Err(FitError::TooManyComponents {
+                requested: k,
+                positive: computed.iter().filter(|&&v| v > threshold).count(),
+                examined: computed.len(),
+            });
+        }
+        values.truncate(k);
+        Ok(Spectrum {
+            values,
+            all,
+            largest,
+            threshold,
+        })
+    }
+
+    /// The k kept eigenvalues, descending.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Every eigenvalue, descending, when the solver computed them all.
+    pub fn all(&self) -> Option<&[f64]> {
+        self.all.as_deref()
+    }
+
+    /// The largest absolute eigenvalue computed.
+    pub fn largest(&self) -> f64 {
+        self.largest
+    }
+
+    /// The positivity threshold, [`POSITIVE_EIG_REL_TOL`] times [`Spectrum::largest`].
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+}
+
+/// A fit's eigen-decomposition in the unified form of [`FitCore`] (see there for
+/// `points`, `comp`, `center`, `weights`, `s`), before the shared post-processing.
+#[derive(Debug)]
+pub(crate) struct Decomposition {
+    /// The kept eigenvalues: mu_l (full) or lambda_l = mu_l / n (Nyström).
+    pub spectrum: Spectrum,
+    /// Training scores, n x k row-major, signs not yet fixed.
+    pub scores: Vec<f64>,
+    /// The components, m x k row-major, with the signs of `scores`.
+    pub comp: Vec<f64>,
+    /// For each training point, its anomaly score plus ‖y‖² (DESIGN.md section 2:
+    /// k(x, x) - 2 c'k_x + s; for a full fit the diagonal of Kc).
+    pub self_terms: Vec<f64>,
+    /// An eigenvalue divided by this is the variance of its score column: n for a
+    /// full fit's mu, 1 for a Nyström fit's lambda.
+    pub per_point: f64,
+    /// The m stored points (standardised), m x d row-major.
+    pub points: Vec<f64>,
+    /// See [`FitCore`].
+    pub center: Vec<f64>,
+    /// See [`FitCore`].
+    pub weights: Vec<f64>,
+    /// See [`FitCore`].
+    pub s: f64,
+    /// Which solver ran.
+    pub report: SolverReport,
+    /// Notes of the fit so far.
+    pub warnings: Vec<FitWarning>,
+}
+
+impl Decomposition {
+    /// The shared tail of both fits: the sign rule on the score columns (the
+    /// components follow), the training anomaly scores, the explained-variance
+    /// ratios and the reconstruction-error curve.
+    pub fn finish(self) -> (FitCore, SolverReport, Vec<FitWarning>) {
+        let Decomposition {
+            spectrum,
+            mut scores,
+            mut comp,
+            self_terms,
+            per_point,
+            points,
+            center,
+            weights,
+            s,
+            report,
+            warnings,
+        } = self;
+        let k = spectrum.values().len();
+        sign_rule(&mut scores, &mut comp, k);
+        let train_anomaly: Vec<f64> = scores
+            .chunks_exact(k)
+            .zip(&self_terms)
+            .map(|(y, &e0)| e0 - y.iter().map(|v| v * v).sum::<f64>())
+            .collect();
+        let explained_variance_ratio = explained_variance_ratio(&spectrum, &self_terms);
+        let curve = reconstruction_curve(spectrum.values(), &self_terms, per_point);
+        let core = FitCore {
+            points,
+            comp,
+            center,
+            weights,
+            s,
+            eigenvalues: spectrum.values,
+            all_eigenvalues: spectrum.all,
+            explained_variance_ratio,
+            train_scores: scores,
+            train_anomaly,
+            curve,
+        };
+        (core, report, warnings)
+    }
+}
+
+/// scikit-learn's sign rule (`svd_flip`): each score column (of the row-major
+/// n x k `scores`) is multiplied by the sign of its entry of largest absolute
+/// value (the first such entry on a tie), so that entry is positive; the same
+/// column of the row-major `comp` is multiplied by the same sign. Returns the
+/// +1/-1 factor of each column. (For a full fit the score column is
+/// sqrt(mu) u, so this is the rule on u.)
+fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f64> {
+    let mut signs = Vec::with_capacity(k);
+    for l in 0..k {
+        let mut best = 0.0f64;
+        let mut sign = 1.0;
+        for &v in scores.iter().skip(l).step_by(k) {
+            if v.abs() > best {
+                best = v.abs();
+                sign = if v < 0.0 { -1.0 } else { 1.0 };
+            }
+        }
+        if sign < 0.0 {
+            let columns = scores.iter_mut().skip(l).step_by(k);
+            for v in columns.chain(comp.iter_mut().skip(l).step_by(k)) {
+                *v = -*v;
+            }
+        }
+        signs.push(sign);
+    }
+    signs
+}
+
+/// Each eigenvalue over the total: the sum of the positive eigenvalues when every
+/// eigenvalue is known, else (the iterative solver) the trace, the sum of the
+/// self terms. The trace also counts negative eigenvalues (an indefinite kernel,
+/// or the rounding noise of a numerically constant one) and can fall to or below
+/// the kept eigenvalues' sum: it is bounded below by that sum, so the ratios stay
+/// finite and within (0, 1]. Sums are scaled by the largest kept eigenvalue: the
+/// eigenvalues can be finite while their sum overflows (kernel values near
+/// f64::MAX).
+fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> Vec<f64> {
+    let values = spectrum.values();
+    let scale = values.first().copied().filter(|v| *v > 0.0).unwrap_or(1.0);
+    let total = match spectrum.all() {
+        Some(all) => all
+            .iter()
+            .filter(|&&v| v > 0.0)
+            .map(|v| v / scale)
+            .sum::<f64>(),
+        None => self_terms
+            .iter()
+            .map(|v| v / scale)
+            .sum::<f64>()
+            .max(values.iter().map(|v| v / scale).sum::<f64>()),
+    };
+    values.iter().map(|mu| (mu / scale) / total).collect()
+}
+
+/// Entry q - 1: the mean training anomaly score when keeping the first q
+/// components, mean(self terms) minus the variances of the first q score columns
+/// (eigenvalue / `per_point`).
+fn reconstruction_curve(values: &[f64], self_terms: &[f64], per_point: f64) -> Vec<f64> {
+    let mut remaining = self_terms.iter().sum::<f64>() / self_terms.len() as f64;
+    values
+        .iter()
+        .map(|mu| {
+            remaining -= mu / per_point;
+            remaining
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sign_rule_makes_each_score_columns_largest_entry_positive() {
+        // 3 x 2 row-major; column 0 = (0.1, -0.9, 0.3), column 1 = (0.5, 0.2, -0.5).
+        let mut scores = [0.1, 0.5, -0.9, 0.2, 0.3, -0.5];
+        let mut comp = [1.0, 2.0, 3.0, 4.0];
+        let signs = sign_rule(&mut scores, &mut comp, 2);
+        assert_eq!(signs, [-1.0, 1.0]);
+        assert_eq!(scores, [-0.1, 0.5, 0.9, 0.2, -0.3, -0.5]);
+        assert_eq!(comp, [-1.0, 2.0, -3.0, 4.0]);
+    }
+
+    #[test]
+    fn the_check_refuses_non_positive_and_missing_components() {
+        let ok = Spectrum::check(vec![3.0, 2.0, 1.0], None, 2).expect("positive");
+        assert_eq!(ok.values(), [3.0, 2.0]);
+        let e = Spectrum::check(vec![3.0, 1e-11], Some(vec![3.0, 1e-11, -1.0]), 2).unwrap_err();
+        assert_eq!(
+            e,
+            FitError::TooManyComponents {
+                requested: 2,
+                positive: 1,
+                examined: 3
+            }
+        );
+        assert!(Spectrum::check(vec![3.0], None, 2).is_err());
+    }
+
+    /// Without every eigenvalue the total is the trace, which (numerically
+    /// constant data, an indefinite kernel) can vanish or fall below the kept
+    /// eigenvalues' sum: the ratios stay within (0, 1].
+    #[test]
+    fn ratios_stay_within_one_when_the_trace_vanishes() {
+        let spectrum = Spectrum::check(vec![8e-16], None, 1).expect("positive");
+        for trace_terms in [[4e-16, -4e-16], [1e-17, -3e-16], [0.0, 0.0]] {
+            let r = explained_variance_ratio(&spectrum, &trace_terms);
+            assert!(r.iter().all(|v| *v > 0.0 && *v <= 1.0), "{r:?}");
+        }
+        // With every eigenvalue: the share of the positive ones.
+        let spectrum = Spectrum::check(vec![3.0], Some(vec![3.0, 1.0, -2.0]), 1).expect("ok");
+        assert_eq!(explained_variance_ratio(&spectrum, &[]), [0.75]);
+    }
+
+    #[test]
+    fn the_curve_subtracts_each_score_variance_from_the_mean_self_term() {
+        let curve = reconstruction_curve(&[4.0, 2.0], &[3.0, 5.0], 2.0);
+        assert_eq!(curve, [2.0, 1.0]);
+    }
+}
