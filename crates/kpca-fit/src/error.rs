@@ -103,7 +103,7 @@ pub enum FitError {
     TooManyPoints {
         /// Training points.
         n_points: usize,
-        /// The limit ([`kpca::MAX_FULL_POINTS`]).
+        /// The limit ([`crate::MAX_FULL_POINTS`]).
         max: usize,
     },
     /// An eigen solver did not converge.

@@ -26,13 +26,6 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn tool_available(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn c_float_literals_round_trip() {
     let values = [
@@ -113,8 +106,7 @@ fn c_source_layout_and_macros() {
 
 #[test]
 fn generated_c_compiles_strictly_and_holds_the_blob() {
-    if !tool_available("cc") {
-        eprintln!("no C compiler: skipped");
+    if !kpca_testkit::require_tool("generated_c_compiles_strictly_and_holds_the_blob", "cc") {
         return;
     }
     let fitted = sensor_fit();
@@ -178,7 +170,10 @@ int main(void) {
     }
     // The firmware's compiler, when installed: the object holds the blob in .rodata,
     // 4-byte aligned.
-    if tool_available("arm-none-eabi-gcc") {
+    if kpca_testkit::require_tool(
+        "generated_c_compiles_strictly_and_holds_the_blob",
+        "arm-none-eabi-gcc",
+    ) {
         let obj = dir.join("sensor_model.o");
         let out = Command::new("arm-none-eabi-gcc")
             .args([
@@ -212,8 +207,7 @@ fn generated_rust_compiles_and_is_aligned() {
     assert!(src.contains("pub struct SensorModelBlob(pub [u8; "));
     assert!(src.contains("pub static SENSOR_MODEL: SensorModelBlob"));
     assert!(src.contains("kpca::ModelRef::from_bytes(&SENSOR_MODEL.0)"));
-    if !tool_available("rustc") {
-        eprintln!("no rustc: skipped compiling");
+    if !kpca_testkit::require_tool("generated_rust_compiles_and_is_aligned", "rustc") {
         return;
     }
     let dir = scratch_dir("fit_export_rust");
