@@ -1,4 +1,5 @@
-//! Fit parameters in the shape of linfa: build, `check()`, `fit()`.
+//! Fit parameters in the shape of linfa (build, `check()`, `fit()`), the
+//! requested and the resolved eigen solver, and the Nyström landmark choice.
 
 use crate::data::Dataset;
 use crate::fitted::FittedKpca;
@@ -85,7 +86,7 @@ impl Solver {
 /// How the Nyström landmarks are chosen.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Nystrom {
-    /// m landmarks drawn uniformly without replacement with [`SeededRng`] from this seed.
+    /// m landmarks drawn uniformly without replacement with [`crate::SeededRng`] from this seed.
     Random {
         /// Number of landmarks m (k <= m <= n).
         m: usize,
@@ -98,7 +99,7 @@ pub enum Nystrom {
 
 impl Nystrom {
     /// m landmarks drawn uniformly without replacement from the seed (see
-    /// [`sample_landmarks`] to use another `rand_core` generator).
+    /// [`crate::sample_landmarks`] to use another `rand_core` generator).
     pub fn random(m: usize, seed: u64) -> Self {
         Nystrom::Random { m, seed }
     }
