@@ -26,7 +26,7 @@ fn symmetrized(a: MatRef<'_, f64>) -> Dense {
 /// the largest. Returns (kept eigenvalues, their eigenvectors m x r, number of
 /// eigenvalues below -rtol * largest).
 fn sym_pinv_parts(sym: Dense, rtol: f64) -> Result<(Vec<f64>, Dense, usize), FitError> {
-    let (values, vectors) = full_evd(sym.as_ref(), "dense (m x m)")?;
+    let (values, vectors) = full_evd(sym.as_ref(), "dense (m x m)", par())?;
     drop(sym);
     let largest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if largest.is_nan() || largest <= 0.0 {

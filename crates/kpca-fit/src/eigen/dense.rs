@@ -9,7 +9,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, tridiag, ComputeEigenvectors, SelfAdjointEvdParams};
 use faer::linalg::householder;
 use faer::reborrow::{IntoConst, ReborrowMut};
-use faer::{Mat, MatMut, MatRef, Spec};
+use faer::{Mat, MatMut, MatRef, Par, Spec};
 use std::vec::Vec;
 
 /// The error of a dense solver that failed.
@@ -143,10 +143,13 @@ fn back_transform(a: MatRef<'_, f64>, reflectors: MatRef<'_, f64>, mut vectors: 
 /// fit, the projected matrix of the Lanczos solver), by faer's self-adjoint
 /// eigendecomposition with the workspace from faer's `self_adjoint_evd_scratch`.
 /// Returns (eigenvalues ascending, eigenvectors as columns); `solver` names the
-/// solver in the error. Only the lower triangle of `matrix` is read.
+/// solver in the error. Only the lower triangle of `matrix` is read. `par`:
+/// [`par()`] for the m x m matrices, `Par::Seq` for the Lanczos solver's few
+/// dozen rows, where rayon's task overhead outweighs the work.
 pub(crate) fn full_evd(
     matrix: MatRef<'_, f64>,
     solver: &'static str,
+    par: Par,
 ) -> Result<(Vec<f64>, Dense), FitError> {
     let n = matrix.nrows();
     let params: Spec<SelfAdjointEvdParams, f64> = Spec::default();
@@ -155,13 +158,13 @@ pub(crate) fn full_evd(
     if n == 0 {
         return Ok((Vec::new(), u));
     }
-    let req = evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par(), params);
+    let req = evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par, params);
     let mut buf = MemBuffer::new(req);
     evd::self_adjoint_evd(
         matrix,
         s.as_mut(),
         Some(u.as_mut()),
-        par(),
+        par,
         MemStack::new(&mut buf),
         params,
     )

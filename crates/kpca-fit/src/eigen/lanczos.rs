@@ -9,7 +9,7 @@ use crate::linalg::{dot4, par, times, Dense};
 use crate::rng::SeededRng;
 use crate::FitError;
 use faer::reborrow::ReborrowMut;
-use faer::{Accum, MatMut, MatRef};
+use faer::{Accum, MatMut, MatRef, Par};
 use rand_core::SeedableRng;
 use std::vec;
 use std::vec::Vec;
@@ -282,8 +282,8 @@ where
     fn rayleigh_ritz(&self, pass: usize) -> Result<Ritz, FitError> {
         let (c, cap, h) = (self.c, self.cap, &self.h);
         let hs = Dense::from_fn(c, c, |i, j| 0.5 * (h[j * cap + i] + h[i * cap + j]));
-        let (values, vectors) =
-            full_evd(hs.as_ref(), "lanczos (projected problem)").map_err(|e| match e {
+        let (values, vectors) = full_evd(hs.as_ref(), "lanczos (projected problem)", Par::Seq)
+            .map_err(|e| match e {
                 FitError::NotConverged { solver, .. } => FitError::NotConverged {
                     solver,
                     iterations: pass,
