@@ -155,10 +155,7 @@ pub(crate) fn fit(
         core,
         plan.into_method(),
         report,
-        train.kernel,
-        train.standardizer,
-        train.n,
-        train.d,
+        train,
         p.false_alarm_rate,
         warnings,
     )

@@ -164,16 +164,6 @@ impl fmt::Display for FitError {
                  (kernel PCA on n points has at most n - 1 components), got {n_points}",
                 n_components.saturating_add(1)
             ),
-            FitError::TooManyComponents {
-                requested,
-                positive,
-                examined,
-            } => write!(
-                f,
-                "{requested} components asked for but the centred kernel matrix has only \
-                 {positive} positive eigenvalues (of the {examined} computed); use \
-                 n_components <= {positive}"
-            ),
             FitError::BadGamma(g) => write!(f, "gamma must be finite and > 0, got {g}"),
             FitError::BadCoef0(c) => write!(f, "coef0 must be finite, got {c}"),
             FitError::BadDegree(d) => write!(
@@ -204,11 +194,6 @@ impl fmt::Display for FitError {
                     )
                 }
             }
-            FitError::SingularLandmarks => write!(
-                f,
-                "the landmarks' kernel matrix has no eigenvalue above the pseudo-inverse \
-                 tolerance (all landmarks identical or zero?)"
-            ),
             FitError::BadOption {
                 name,
                 value,
@@ -216,6 +201,34 @@ impl fmt::Display for FitError {
             } => write!(
                 f,
                 "option {name} = {value} is out of range: expected {expected}"
+            ),
+            FitError::BadName { name, reason } => {
+                write!(f, "invalid name {name:?} for generated source: {reason}")
+            }
+            other => other.fmt_fit(f),
+        }
+    }
+}
+
+impl FitError {
+    /// The messages of the errors of the fit itself, of a transform and of the
+    /// device model (the others are written by `Display::fmt`).
+    fn fmt_fit(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitError::SingularLandmarks => write!(
+                f,
+                "the landmarks' kernel matrix has no eigenvalue above the pseudo-inverse \
+                 tolerance (all landmarks identical or zero?)"
+            ),
+            FitError::TooManyComponents {
+                requested,
+                positive,
+                examined,
+            } => write!(
+                f,
+                "{requested} components asked for but the centred kernel matrix has only \
+                 {positive} positive eigenvalues (of the {examined} computed); use \
+                 n_components <= {positive}"
             ),
             FitError::NonFiniteKernel => write!(
                 f,
@@ -244,9 +257,7 @@ impl fmt::Display for FitError {
             FitError::Device { what, source } => {
                 write!(f, "cannot build the device model ({what}): {source}")
             }
-            FitError::BadName { name, reason } => {
-                write!(f, "invalid name {name:?} for generated source: {reason}")
-            }
+            _ => unreachable!("written by Display::fmt"),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The fitted model: f64 transform and scores, the device model and its blob.
 
 use crate::data::Dataset;
+use crate::driver::TrainingData;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
 use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
@@ -197,18 +198,23 @@ pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
 }
 
 impl FittedKpca {
-    #[allow(clippy::too_many_arguments)]
+    /// The fitted model from the post-processed fit `core` on `train`: refuses
+    /// non-finite training scores and sets the anomaly threshold.
     pub(crate) fn assemble(
         core: FitCore,
         method: Method,
         solver: SolverReport,
-        kernel: Kernel64,
-        standardizer: Option<Standardizer>,
-        n_train: usize,
-        n_features: usize,
+        train: TrainingData,
         false_alarm_rate: f64,
         mut warnings: Vec<FitWarning>,
     ) -> Result<FittedKpca, FitError> {
+        let TrainingData {
+            n: n_train,
+            d: n_features,
+            kernel,
+            standardizer,
+            ..
+        } = train;
         // A kernel value that overflows only on the diagonal (k(x, x) of a point
         // far from every landmark) or later arithmetic can leave the training
         // scores non-finite although every value of the kernel matrix was.
@@ -331,7 +337,7 @@ impl FittedKpca {
         Ok(())
     }
     /// Notes about the fit (for example negative eigenvalues of an indefinite kernel
-    /// that were dropped).
+    /// that were dropped, or an unset threshold); `Display` gives each as a sentence.
     pub fn warnings(&self) -> &[FitWarning] {
         &self.warnings
     }

@@ -10,7 +10,6 @@ use crate::linalg::dot4;
 use crate::params::{KernelPcaParams, ResolvedSolver, ValidKernelPcaParams};
 use crate::symprod::sym_block_product;
 use crate::{FitError, FitWarning};
-use nalgebra::DMatrix;
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
@@ -106,7 +105,7 @@ fn solve(
         }
         ResolvedSolver::Dense => {
             centre_in_place(&mut kmat, n, &centring.r, centring.g);
-            let eig = dense_top(DMatrix::from_vec(n, n, kmat), k)?;
+            let eig = dense_top(kmat, n, k)?;
             Ok((eig, SolverReport::Dense))
         }
     }
@@ -139,12 +138,13 @@ fn indefiniteness(spectrum: &Spectrum, kind: KernelKind, n: usize) -> Option<Fit
 
 /// Training scores y_l(x_j) = sqrt(mu_l) (u_l)_j and components
 /// alpha_l = u_l / sqrt(mu_l), both n x k row-major, from the unit eigenvectors
-/// (the columns of `vectors`).
-fn scaled_vectors(vectors: &DMatrix<f64>, values: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let (n, k) = (vectors.nrows(), values.len());
+/// (the columns of the column-major n x k `vectors`).
+fn scaled_vectors(vectors: &[f64], values: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let k = values.len();
+    let n = vectors.len() / k.max(1);
     let mut scores = vec![0.0; n * k];
     let mut comp = vec![0.0; n * k];
-    for (l, (col, &mu)) in vectors.column_iter().zip(values).enumerate() {
+    for (l, (col, &mu)) in vectors.chunks_exact(n.max(1)).zip(values).enumerate() {
         let root = mu.sqrt();
         for (i, &u) in col.iter().enumerate() {
             scores[i * k + l] = u * root;

@@ -1,9 +1,36 @@
-//! Host-side fit (feature `std`): full and Nyström kernel PCA in f64, folded into
-//! the device model of the core.
+//! The host-side fit of kpca: full and Nyström kernel PCA in f64, folded into
+//! the f32 device model of the core crate `kpca` and exported as a blob, C or
+//! Rust source.
 //!
 //! Notation and maths follow DESIGN.md: Kc is the centred kernel matrix, mu_l its
 //! eigenvalues (scikit-learn's `eigenvalues_`), u_l the unit eigenvectors with
 //! scikit-learn's sign rule, alpha_l = u_l / sqrt(mu_l), y_l(x_j) = sqrt(mu_l) (u_l)_j.
+//!
+//! # How a fit runs
+//!
+//! [`KernelPca::params`] builds [`KernelPcaParams`]; [`KernelPcaParams::check`]
+//! validates what does not depend on the data ([`ValidKernelPcaParams`]); the fit
+//! then runs in one driver: the data checks and the standardisation, the choice
+//! between full kernel PCA (with the [`Solver`] asked for, resolved once from n
+//! and k into a [`ResolvedSolver`]) and Nyström, the fit's eigen-decomposition,
+//! one post-processing step shared by both fits (the positive-eigenvalue check,
+//! scikit-learn's sign rule, the training anomaly scores, the explained-variance
+//! ratios, the reconstruction-error curve) and the [`FittedKpca`], with its
+//! [`FitWarning`]s. Modules, inside the crate: `params` (the builder), `driver`,
+//! `full` and `nystrom` (the two fits), `decomposition` (the shared
+//! post-processing), `eigen` (dense, tridiagonal and Lanczos eigensolvers),
+//! `kernel`, `symprod` and `vexp` (the kernel matrix and its products), `fitted`
+//! (the model and the device model), [`export`] (C and Rust sources).
+//!
+//! # Linear algebra
+//!
+//! One crate, faer: the kernel-matrix products, the Householder
+//! tridiagonalisation, the self-adjoint eigendecompositions of the small
+//! (m x m, and Lanczos' projected) problems and the parallel products, all with
+//! rayon. Matrices are column-major buffers viewed through faer's `MatRef` /
+//! `MatMut`; the symmetric n x n product of the iterative solver and the rbf
+//! exponential are hand-written (`symprod`, `vexp`) because they are the fit's
+//! hot loops.
 //!
 //! ```
 //! use kpca_fit::{Dataset, KernelPca, KernelSpec, Nystrom};
@@ -46,6 +73,8 @@
 //! Lanczos restart (`SymmetricEigen` of a few dozen rows). Moving the
 //! containers onto faer is mechanical but was not measured yet, so it is not
 //! done.
+
+#![deny(unsafe_code)]
 
 mod data;
 mod decomposition;

@@ -6,23 +6,27 @@ use crate::driver::TrainingData;
 use crate::eigen::{dense_top, descending_order, full_evd};
 use crate::fitted::SolverReport;
 use crate::kernel::{cross_kernel, sq_norms};
-use crate::linalg::par;
+use crate::linalg::{mul, par, Dense};
 use crate::params::ValidKernelPcaParams;
 use crate::{FitError, FitWarning};
-use nalgebra::{DMatrix, DVector};
+use faer::MatRef;
 use std::vec;
 use std::vec::Vec;
 
 /// Training points per streamed block of K_nm (an m x ROW_BLOCK buffer).
 const ROW_BLOCK: usize = 2048;
 
-/// Eigendecomposition of the symmetrised `m`, keeping eigenvalues above
-/// `rtol` times the largest. Returns (kept eigenvalues, their eigenvectors m x r,
-/// number of eigenvalues below -rtol * largest).
-fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>, usize), FitError> {
-    let sym = (&m + m.transpose()) * 0.5;
-    drop(m);
-    let (values, vectors) = full_evd(&sym)?;
+/// (a + a') / 2.
+fn symmetrized(a: MatRef<'_, f64>) -> Dense {
+    Dense::from_fn(a.nrows(), a.ncols(), |i, j| (a[(i, j)] + a[(j, i)]) * 0.5)
+}
+
+/// Eigendecomposition of the symmetric `sym` (consumed, so that its memory is
+/// free before the caller's next step), keeping eigenvalues above `rtol` times
+/// the largest. Returns (kept eigenvalues, their eigenvectors m x r, number of
+/// eigenvalues below -rtol * largest).
+fn sym_pinv_parts(sym: Dense, rtol: f64) -> Result<(Vec<f64>, Dense, usize), FitError> {
+    let (values, vectors) = full_evd(sym.as_ref(), "dense (m x m)", par())?;
     drop(sym);
     let largest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if largest.is_nan() || largest <= 0.0 {
@@ -35,7 +39,8 @@ fn sym_pinv_parts(m: DMatrix<f64>, rtol: f64) -> Result<(Vec<f64>, DMatrix<f64>,
         .collect();
     let negative = values.iter().filter(|&&v| v < -cut).count();
     let kept_values = keep.iter().map(|&i| values[i]).collect();
-    Ok((kept_values, vectors.select_columns(&keep), negative))
+    let kept_vectors = Dense::from_fn(vectors.nrows(), keep.len(), |i, j| vectors[(i, keep[j])]);
+    Ok((kept_values, kept_vectors, negative))
 }
 
 /// Subtracts `shift` from every m-long column of `cols` (in parallel) and, when
@@ -59,20 +64,6 @@ fn shift_columns(cols: &mut [f64], shift: &[f64], sum: bool) -> Vec<f64> {
             a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
             a
         })
-}
-
-/// lhs' rhs (lhs rows x a, rhs rows x b), one parallel matrix product.
-fn tr_mul_into(lhs: &DMatrix<f64>, rhs: &DMatrix<f64>) -> DMatrix<f64> {
-    let mut out = DMatrix::<f64>::zeros(lhs.ncols(), rhs.ncols());
-    faer::linalg::matmul::matmul(
-        faer::MatMut::from_column_major_slice_mut(out.as_mut_slice(), lhs.ncols(), rhs.ncols()),
-        faer::Accum::Replace,
-        faer::MatRef::from_column_major_slice(lhs.as_slice(), lhs.nrows(), lhs.ncols()).transpose(),
-        faer::MatRef::from_column_major_slice(rhs.as_slice(), rhs.nrows(), rhs.ncols()),
-        1.0,
-        par(),
-    );
-    out
 }
 
 /// Fits Nyström kernel PCA to the training data `train` with the checked
@@ -99,8 +90,12 @@ pub(crate) fn fit(
     let p = params.params();
     let k = p.n_components;
     let lm = Landmarks::new(train, landmarks);
-    let kmm = DMatrix::from_vec(lm.m, lm.m, lm.kernel_columns(train, &lm.points)?);
-    let moments = first_pass(train, &lm, &kmm)?;
+    let kmm = lm.kernel_columns(train, &lm.points)?;
+    let moments = first_pass(
+        train,
+        &lm,
+        MatRef::from_column_major_slice(&kmm, lm.m, lm.m),
+    )?;
     let whitening = Whitening::new(kmm, &moments.n_mean, p.pinv_rtol)?;
     let mut warnings = Vec::new();
     let (negative_kmm, negative_centred_kmm) = whitening.negative;
@@ -111,11 +106,16 @@ pub(crate) fn fit(
             negative_centred_kmm,
         });
     }
-    let eig = dense_top(n_matrix(&whitening.q, moments.scatter, train.n), k)?;
+    let r = whitening.q.ncols();
+    let eig = dense_top(
+        n_matrix(whitening.q.as_ref(), moments.scatter, train.n),
+        r,
+        k,
+    )?;
     let spectrum = Spectrum::check(eig.values, eig.all_values, k)?;
-    let vk = eig.vectors; // r x k
-    let (scores, t) = second_pass(train, &lm, &whitening, &moments.n_mean, &vk)?;
-    let comp = row_major(&(&whitening.p * &vk)); // C = P V_k, m x k
+    let vk = MatRef::from_column_major_slice(&eig.vectors, r, k); // V_k, r x k
+    let (scores, t) = second_pass(train, &lm, &whitening, &moments.n_mean, vk)?;
+    let comp = row_major(mul(whitening.p.as_ref(), vk).as_ref()); // C = P V_k, m x k
     let a = whitening.a;
     let self_terms = sq_norms(&train.z, train.d)
         .iter()
@@ -171,7 +171,7 @@ struct Moments {
     /// n_mean = (1/n) K_nm' 1.
     n_mean: Vec<f64>,
     /// S = sum_i (kappa_i - n_mean)(kappa_i - n_mean)', m x m, symmetric.
-    scatter: DMatrix<f64>,
+    scatter: Dense,
 }
 
 /// Pass 1: with the shift mu0 (the column means of K_mm), s1 = sum (kappa_i - mu0)
@@ -180,24 +180,24 @@ struct Moments {
 fn first_pass(
     train: &TrainingData,
     lm: &Landmarks,
-    kmm: &DMatrix<f64>,
+    kmm: MatRef<'_, f64>,
 ) -> Result<Moments, FitError> {
     use faer::linalg::matmul::triangular::{self, BlockStructure};
     let m = lm.m;
-    let mu0: Vec<f64> = kmm
-        .column_iter()
-        .map(|c| c.iter().sum::<f64>() / m.max(1) as f64)
+    let mu0: Vec<f64> = (0..m)
+        .map(|j| kmm.col(j).iter().sum::<f64>() / m.max(1) as f64)
         .collect();
     let mut s1 = vec![0.0; m];
-    let mut s2 = DMatrix::<f64>::zeros(m, m);
+    let mut s2 = Dense::zeros(m, m); // only its lower triangle is written
+
     for block in train.z.chunks(train.d.max(1) * ROW_BLOCK) {
         let mut kb = lm.kernel_columns(train, block)?;
         let c = kb.len() / m.max(1);
         let block_sum = shift_columns(&mut kb, &mu0, true);
         s1.iter_mut().zip(&block_sum).for_each(|(a, b)| *a += b);
-        let kbm = faer::MatRef::from_column_major_slice(&kb, m, c);
+        let kbm = MatRef::from_column_major_slice(&kb, m, c);
         triangular::matmul(
-            faer::MatMut::from_column_major_slice_mut(s2.as_mut_slice(), m, m),
+            s2.as_mut(),
             BlockStructure::TriangularLower,
             faer::Accum::Add,
             kbm,
@@ -211,7 +211,7 @@ fn first_pass(
     let n_f = train.n as f64;
     let n_mean: Vec<f64> = mu0.iter().zip(&s1).map(|(mu, s)| mu + s / n_f).collect();
     // S = s2 - s1 s1' / n, made symmetric from its lower triangle.
-    let scatter = DMatrix::from_fn(m, m, |i, j| {
+    let scatter = Dense::from_fn(m, m, |i, j| {
         let (i, j) = if i >= j { (i, j) } else { (j, i) };
         s2[(i, j)] - s1[i] * s1[j] / n_f
     });
@@ -225,38 +225,46 @@ struct Whitening {
     /// a = n_mean' m0 (the model's s).
     a: f64,
     /// P = K'_mm^(-1/2), m x r.
-    p: DMatrix<f64>,
+    p: Dense,
     /// Q = M' P = P - m0 (1' P), M = I - 1 m0'.
-    q: DMatrix<f64>,
+    q: Dense,
     /// Eigenvalues of K_mm and of K'_mm below -rtol times the largest, dropped
     /// from the pseudo-inverses.
     negative: (usize, usize),
 }
 
 impl Whitening {
-    fn new(kmm: DMatrix<f64>, n_mean: &[f64], rtol: f64) -> Result<Self, FitError> {
-        // m0 = K_mm^+ n_mean.
-        let (s_mm, v_mm, neg_mm) = sym_pinv_parts(kmm.clone(), rtol)?;
-        let coeffs = v_mm.tr_mul(&DVector::from_column_slice(n_mean));
-        let scaled =
-            DVector::from_iterator(coeffs.len(), coeffs.iter().zip(&s_mm).map(|(c, s)| c / s));
-        let m0: Vec<f64> = (&v_mm * scaled).iter().copied().collect();
+    /// From K_mm (column-major m x m, consumed) and n_mean.
+    fn new(kmm: Vec<f64>, n_mean: &[f64], rtol: f64) -> Result<Self, FitError> {
+        let m = n_mean.len();
+        let kmm_ref = MatRef::from_column_major_slice(&kmm, m, m);
+        // m0 = K_mm^+ n_mean = V diag(1/s) V' n_mean.
+        let (s_mm, v_mm, neg_mm) = sym_pinv_parts(symmetrized(kmm_ref), rtol)?;
+        let mut coeffs = mul(
+            v_mm.as_ref().transpose(),
+            MatRef::from_column_major_slice(n_mean, m, 1),
+        );
+        for (j, s) in s_mm.iter().enumerate() {
+            coeffs[(j, 0)] /= s;
+        }
+        let m0: Vec<f64> = mul(v_mm.as_ref(), coeffs.as_ref()).into_vec();
         drop(v_mm);
         let a = n_mean.iter().zip(&m0).map(|(x, y)| x * y).sum::<f64>();
 
-        // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1', and P = K'_mm^(-1/2).
-        let m = n_mean.len();
-        let kmm_c = DMatrix::from_fn(m, m, |i, j| kmm[(i, j)] - n_mean[j] - n_mean[i] + a);
+        // K'_mm = K_mm - 1 n_mean' - n_mean 1' + a 1 1' (symmetrised), and
+        // P = K'_mm^(-1/2).
+        let centred = |i: usize, j: usize| kmm_ref[(i, j)] - n_mean[j] - n_mean[i] + a;
+        let kmm_c = Dense::from_fn(m, m, |i, j| (centred(i, j) + centred(j, i)) * 0.5);
         drop(kmm);
-        let (s_c, v_c, neg_c) = sym_pinv_parts(kmm_c, rtol)?;
-        let mut p = v_c;
-        for (mut col, &s) in p.column_iter_mut().zip(&s_c) {
-            col /= s.sqrt();
+        let (s_c, mut p, neg_c) = sym_pinv_parts(kmm_c, rtol)?;
+        for (j, &s) in s_c.iter().enumerate() {
+            let root = s.sqrt();
+            p.col_mut(j).iter_mut().for_each(|v| *v /= root);
         }
         let mut q = p.clone();
-        for mut col in q.column_iter_mut() {
-            let total: f64 = col.iter().sum();
-            for (v, w) in col.iter_mut().zip(&m0) {
+        for j in 0..q.ncols() {
+            let total: f64 = q.col(j).iter().sum();
+            for (v, w) in q.col_mut(j).iter_mut().zip(&m0) {
                 *v -= w * total;
             }
         }
@@ -270,13 +278,19 @@ impl Whitening {
     }
 }
 
-/// N = Q' S Q / n (r x r), symmetrised.
-fn n_matrix(q: &DMatrix<f64>, scatter: DMatrix<f64>, n: usize) -> DMatrix<f64> {
-    let sq_prod = tr_mul_into(&scatter, q); // S Q (S symmetric)
+/// N = Q' S Q / n (r x r), symmetrised, as a column-major buffer.
+fn n_matrix(q: MatRef<'_, f64>, scatter: Dense, n: usize) -> Vec<f64> {
+    let sq_prod = mul(scatter.as_ref().transpose(), q); // S Q (S symmetric)
     drop(scatter);
-    let n_mat = tr_mul_into(q, &sq_prod) / n as f64;
+    let n_mat = mul(q.transpose(), sq_prod.as_ref());
     drop(sq_prod);
-    (&n_mat + n_mat.transpose()) * 0.5
+    let (r, n_f) = (n_mat.nrows(), n as f64);
+    (0..r * r)
+        .map(|idx| {
+            let (i, j) = (idx % r, idx / r);
+            (n_mat[(i, j)] / n_f + n_mat[(j, i)] / n_f) * 0.5
+        })
+        .collect()
 }
 
 /// Pass 2: the training scores W_i = Q_k' (kappa_i - n_mean) (n x k row-major)
@@ -287,12 +301,15 @@ fn second_pass(
     lm: &Landmarks,
     whitening: &Whitening,
     n_mean: &[f64],
-    vk: &DMatrix<f64>,
+    vk: MatRef<'_, f64>,
 ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
     let (m, k) = (lm.m, vk.ncols());
-    let mut qk_m0 = DMatrix::<f64>::zeros(m, k + 1);
-    qk_m0.columns_mut(0, k).copy_from(&(&whitening.q * vk));
-    qk_m0.column_mut(k).copy_from_slice(&whitening.m0);
+    let qk = mul(whitening.q.as_ref(), vk);
+    let qk_m0 = Dense::from_fn(
+        m,
+        k + 1,
+        |i, j| if j < k { qk[(i, j)] } else { whitening.m0[i] },
+    );
     let mut scores = vec![0.0; train.n * k];
     let mut t = Vec::with_capacity(train.n);
     let mut wt = Vec::new();
@@ -305,8 +322,8 @@ fn second_pass(
         faer::linalg::matmul::matmul(
             faer::MatMut::from_column_major_slice_mut(&mut wt, k + 1, c),
             faer::Accum::Replace,
-            faer::MatRef::from_column_major_slice(qk_m0.as_slice(), m, k + 1).transpose(),
-            faer::MatRef::from_column_major_slice(&kb, m, c),
+            qk_m0.as_ref().transpose(),
+            MatRef::from_column_major_slice(&kb, m, c),
             1.0,
             par(),
         );
@@ -321,6 +338,8 @@ fn second_pass(
 }
 
 /// The entries of `mat` in row-major order.
-fn row_major(mat: &DMatrix<f64>) -> Vec<f64> {
-    mat.transpose().as_slice().to_vec()
+fn row_major(mat: MatRef<'_, f64>) -> Vec<f64> {
+    (0..mat.nrows())
+        .flat_map(|i| (0..mat.ncols()).map(move |j| mat[(i, j)]))
+        .collect()
 }

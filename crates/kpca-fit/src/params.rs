@@ -1,4 +1,5 @@
-//! Fit parameters in the shape of linfa: build, `check()`, `fit()`.
+//! Fit parameters in the shape of linfa (build, `check()`, `fit()`), the
+//! requested and the resolved eigen solver, and the Nyström landmark choice.
 
 use crate::data::Dataset;
 use crate::fitted::FittedKpca;

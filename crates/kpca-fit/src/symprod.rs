@@ -169,8 +169,9 @@ fn panels_avx2(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mu
     panels::<true>(matrix, n, p0, p1, x, y);
 }
 
-/// [`panels`] with the best instructions this CPU has. (The one unsafe block of
-/// the fit: calling a function compiled for CPU features checked at run time.)
+/// [`panels`] with the best instructions this CPU has. (One of the fit's two
+/// unsafe blocks, with `vexp::rbf_column`'s: calling a function compiled for CPU
+/// features checked at run time.)
 #[allow(unsafe_code)]
 fn panels_dispatch(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mut [Row]) {
     #[cfg(target_arch = "x86_64")]

@@ -3,14 +3,13 @@
 //! eigenpair of the small m x m matrices of the Nyström fit.
 
 use super::{descending_order, tridiagonal, TopEigen};
-use crate::linalg::par;
+use crate::linalg::{par, Dense};
 use crate::FitError;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, tridiag, ComputeEigenvectors, SelfAdjointEvdParams};
 use faer::linalg::householder;
 use faer::reborrow::{IntoConst, ReborrowMut};
-use faer::{Mat, MatMut, MatRef, Spec};
-use nalgebra::DMatrix;
+use faer::{Mat, MatMut, MatRef, Par, Spec};
 use std::vec::Vec;
 
 /// The error of a dense solver that failed.
@@ -22,8 +21,9 @@ fn not_converged(solver: &'static str) -> FitError {
     }
 }
 
-/// Dense symmetric eigensolver of `matrix` (consumed; only its lower triangle is
-/// read): every eigenvalue and the eigenvectors of the top `k`, sorted descending.
+/// Dense symmetric eigensolver of the n x n column-major `matrix` (consumed;
+/// only its lower triangle is read): every eigenvalue and the eigenvectors of the
+/// top `k`, sorted descending.
 ///
 /// 1. faer's blocked Householder tridiagonalisation of `matrix` in place (its
 ///    lower triangle then holds the reflectors, a `bs x (n-1)` block of reflector
@@ -37,19 +37,19 @@ fn not_converged(solver: &'static str) -> FitError {
 /// faer's workspaces (sized by faer's own scratch functions). No second n x n
 /// matrix is ever allocated (faer's own eigendecomposition needs three: a copy,
 /// the eigenvectors and a divide-and-conquer workspace).
-pub(crate) fn dense_top(mut matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, FitError> {
-    let n = matrix.nrows();
+pub(crate) fn dense_top(mut matrix: Vec<f64>, n: usize, k: usize) -> Result<TopEigen, FitError> {
+    assert_eq!(matrix.len(), n * n, "dense_top: not an n x n matrix");
     let k = k.min(n);
     if n == 0 {
         return Ok(TopEigen {
             values: Vec::new(),
-            vectors: DMatrix::zeros(0, 0),
+            vectors: Vec::new(),
             all_values: Some(Vec::new()),
             matvecs: 0,
             max_residual: 0.0,
         });
     }
-    let mut a = MatMut::from_column_major_slice_mut(matrix.as_mut_slice(), n, n);
+    let mut a = MatMut::from_column_major_slice_mut(&mut matrix, n, n);
     let reflectors = tridiagonalize(a.rb_mut());
     let a = a.into_const();
     let diag: Vec<f64> = a.diagonal().column_vector().iter().copied().collect();
@@ -64,11 +64,11 @@ pub(crate) fn dense_top(mut matrix: DMatrix<f64>, k: usize) -> Result<TopEigen, 
 
     let all_values = sorted_eigenvalues(&diag, &off)?;
     let top: Vec<f64> = all_values.iter().take(k).copied().collect();
-    let mut vectors = DMatrix::from_vec(n, k, tridiagonal::eigenvectors(&diag, &off, &top));
+    let mut vectors = tridiagonal::eigenvectors(&diag, &off, &top);
     back_transform(
         a,
         reflectors.as_ref(),
-        MatMut::from_column_major_slice_mut(vectors.as_mut_slice(), n, k),
+        MatMut::from_column_major_slice_mut(&mut vectors, n, k),
     );
     Ok(TopEigen {
         values: top,
@@ -140,27 +140,34 @@ fn back_transform(a: MatRef<'_, f64>, reflectors: MatRef<'_, f64>, mut vectors: 
 }
 
 /// Every eigenpair of a small symmetric matrix (the m x m matrices of the Nyström
-/// fit), by faer's self-adjoint eigendecomposition with the workspace from faer's
-/// `self_adjoint_evd_scratch`. Returns (eigenvalues ascending, eigenvectors as
-/// columns). Only the lower triangle of `matrix` is read.
-pub(crate) fn full_evd(matrix: &DMatrix<f64>) -> Result<(Vec<f64>, DMatrix<f64>), FitError> {
+/// fit, the projected matrix of the Lanczos solver), by faer's self-adjoint
+/// eigendecomposition with the workspace from faer's `self_adjoint_evd_scratch`.
+/// Returns (eigenvalues ascending, eigenvectors as columns); `solver` names the
+/// solver in the error. Only the lower triangle of `matrix` is read. `par`:
+/// [`par()`] for the m x m matrices, `Par::Seq` for the Lanczos solver's few
+/// dozen rows, where rayon's task overhead outweighs the work.
+pub(crate) fn full_evd(
+    matrix: MatRef<'_, f64>,
+    solver: &'static str,
+    par: Par,
+) -> Result<(Vec<f64>, Dense), FitError> {
     let n = matrix.nrows();
     let params: Spec<SelfAdjointEvdParams, f64> = Spec::default();
     let mut s = faer::diag::Diag::<f64>::zeros(n);
-    let mut u = DMatrix::<f64>::zeros(n, n);
+    let mut u = Dense::zeros(n, n);
     if n == 0 {
         return Ok((Vec::new(), u));
     }
-    let req = evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par(), params);
+    let req = evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par, params);
     let mut buf = MemBuffer::new(req);
     evd::self_adjoint_evd(
-        MatRef::from_column_major_slice(matrix.as_slice(), n, n),
+        matrix,
         s.as_mut(),
-        Some(MatMut::from_column_major_slice_mut(u.as_mut_slice(), n, n)),
-        par(),
+        Some(u.as_mut()),
+        par,
         MemStack::new(&mut buf),
         params,
     )
-    .map_err(|_| not_converged("dense (m x m)"))?;
+    .map_err(|_| not_converged(solver))?;
     Ok((s.column_vector().iter().copied().collect(), u))
 }

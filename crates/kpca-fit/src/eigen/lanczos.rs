@@ -4,13 +4,12 @@
 //! is a few steps on a [`LanczosState`]: `expand`, `rayleigh_ritz`,
 //! `ritz_vectors`, `converged`, `restart`, `next_block`.
 
-use super::{descending_order, TopEigen, SEED};
-use crate::linalg::{dot4, par, times};
+use super::{descending_order, full_evd, TopEigen, SEED};
+use crate::linalg::{dot4, par, times, Dense};
 use crate::rng::SeededRng;
 use crate::FitError;
 use faer::reborrow::ReborrowMut;
-use faer::{Accum, MatMut, MatRef};
-use nalgebra::{DMatrix, SymmetricEigen};
+use faer::{Accum, MatMut, MatRef, Par};
 use rand_core::SeedableRng;
 use std::vec;
 use std::vec::Vec;
@@ -80,7 +79,7 @@ where
     if n == 0 || k == 0 {
         return Ok(TopEigen {
             values: Vec::new(),
-            vectors: DMatrix::zeros(n, 0),
+            vectors: Vec::new(),
             all_values: None,
             matvecs: 0,
             max_residual: 0.0,
@@ -157,7 +156,7 @@ struct Ritz {
     /// Ritz values, descending.
     theta: Vec<f64>,
     /// Eigenvectors of H (c x c), in the order of `theta`.
-    y: DMatrix<f64>,
+    y: Dense,
     /// max |theta_j| (at least the smallest positive f64): the estimate of ‖K‖₂.
     scale: f64,
     /// The smallest gap used: RESIDUAL_FLOOR * scale / tol.
@@ -282,15 +281,19 @@ where
     /// Rayleigh-Ritz on the (symmetrised) current H.
     fn rayleigh_ritz(&self, pass: usize) -> Result<Ritz, FitError> {
         let (c, cap, h) = (self.c, self.cap, &self.h);
-        let hs = DMatrix::from_fn(c, c, |i, j| 0.5 * (h[j * cap + i] + h[i * cap + j]));
-        let eig = SymmetricEigen::try_new(hs, f64::EPSILON, 0).ok_or(FitError::NotConverged {
-            solver: "lanczos (projected problem)",
-            iterations: pass,
-            residual: f64::NAN,
-        })?;
-        let order = descending_order(eig.eigenvalues.as_slice());
-        let theta: Vec<f64> = order.iter().map(|&i| eig.eigenvalues[i]).collect();
-        let y = eig.eigenvectors.select_columns(&order);
+        let hs = Dense::from_fn(c, c, |i, j| 0.5 * (h[j * cap + i] + h[i * cap + j]));
+        let (values, vectors) = full_evd(hs.as_ref(), "lanczos (projected problem)", Par::Seq)
+            .map_err(|e| match e {
+                FitError::NotConverged { solver, .. } => FitError::NotConverged {
+                    solver,
+                    iterations: pass,
+                    residual: f64::NAN,
+                },
+                other => other,
+            })?;
+        let order = descending_order(&values);
+        let theta: Vec<f64> = order.iter().map(|&i| values[i]).collect();
+        let y = Dense::from_fn(c, c, |i, j| vectors[(i, order[j])]);
         let scale = theta
             .iter()
             .fold(0.0f64, |a, t| a.max(t.abs()))
@@ -312,11 +315,11 @@ where
         let (n, c, k) = (self.n, self.c, self.k);
         let r = (k + self.b).min(c);
         let q = if restart { self.keep.min(c).max(r) } else { r };
-        let yq = ritz.y.columns(0, q).into_owned();
+        let yq = ritz.y.as_ref().subcols(0, q);
         let mut x = vec![0.0; n * q];
         let mut kx = vec![0.0; n * q];
-        times(&self.basis, n, c, yq.as_slice(), q, &mut x);
-        times(&self.kbasis, n, c, yq.as_slice(), q, &mut kx);
+        times(&self.basis, n, c, yq, &mut x);
+        times(&self.kbasis, n, c, yq, &mut kx);
         let mut res = vec![0.0; n * r];
         let mut estimate = 0.0f64;
         let mut converged = vec![false; r];
@@ -376,7 +379,7 @@ where
         if true_worst <= tol || (everything && true_worst <= 1e3 * tol.max(f64::EPSILON)) {
             Confirmation::Converged(TopEigen {
                 values: ritz.theta.iter().take(k).copied().collect(),
-                vectors: DMatrix::from_vec(n, k, xk.to_vec()),
+                vectors: xk.to_vec(),
                 all_values: None,
                 matvecs: self.matvecs,
                 max_residual,
@@ -520,15 +523,29 @@ mod tests {
     use super::super::dense_top;
     use super::*;
     use crate::symprod::sym_block_product;
-    use nalgebra::DVector;
 
-    fn test_matrix(n: usize) -> DMatrix<f64> {
+    /// A column-major n x n buffer with entries f(i, j).
+    fn buffer(n: usize, f: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+        (0..n * n).map(|idx| f(idx % n, idx / n)).collect()
+    }
+
+    /// Q diag(0.8^i) Q' for a random orthogonal Q: a decaying spectrum,
+    /// positive semi-definite.
+    fn test_matrix(n: usize) -> Vec<f64> {
         let mut rng = SeededRng::seed_from_u64(3);
-        let b = DMatrix::from_fn(n, n, |_, _| rng.next_f64() - 0.5);
-        // Decaying spectrum, positive semi-definite.
-        let d = DMatrix::from_diagonal(&DVector::from_fn(n, |i, _| 0.8f64.powi(i as i32)));
-        let q = b.qr().q();
-        &q * d * q.transpose()
+        let random: Vec<f64> = (0..n * n).map(|_| rng.next_f64() - 0.5).collect();
+        let q = MatRef::from_column_major_slice(&random, n, n)
+            .qr()
+            .compute_Q();
+        buffer(n, |i, j| {
+            (0..n)
+                .map(|l| q[(i, l)] * 0.8f64.powi(l as i32) * q[(j, l)])
+                .sum()
+        })
+    }
+
+    fn column(v: &[f64], n: usize, i: usize) -> &[f64] {
+        &v[i * n..(i + 1) * n]
     }
 
     #[test]
@@ -536,11 +553,11 @@ mod tests {
         let n = 120;
         let k = 5;
         let m = test_matrix(n);
-        let dense = dense_top(m.clone(), k).unwrap();
+        let dense = dense_top(m.clone(), n, k).unwrap();
         let it = lanczos_top(
             n,
             k,
-            |x, y| sym_block_product(m.as_slice(), n, x, y),
+            |x, y| sym_block_product(&m, n, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 200,
@@ -549,7 +566,7 @@ mod tests {
         .unwrap();
         for i in 0..k {
             assert!((dense.values[i] - it.values[i]).abs() < 1e-12, "{i}");
-            let dot = dense.vectors.column(i).dot(&it.vectors.column(i)).abs();
+            let dot = dot4(column(&dense.vectors, n, i), column(&it.vectors, n, i)).abs();
             assert!((dot - 1.0).abs() < 1e-10, "{i}: {dot}");
         }
     }
@@ -558,19 +575,19 @@ mod tests {
     fn low_rank_and_small_n_are_handled() {
         // Rank-2 matrix: the Krylov space becomes invariant; random restarts continue.
         let n = 50;
-        let u = DMatrix::from_fn(n, 2, |i, j| ((i * (j + 2)) as f64).sin());
-        let m = &u * u.transpose();
+        let u = |i: usize, j: usize| ((i * (j + 2)) as f64).sin();
+        let m = buffer(n, |i, j| u(i, 0) * u(j, 0) + u(i, 1) * u(j, 1));
         let it = lanczos_top(
             n,
             4,
-            |x, y| sym_block_product(m.as_slice(), n, x, y),
+            |x, y| sym_block_product(&m, n, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 100,
             },
         )
         .unwrap();
-        let dense = dense_top(m.clone(), 4).unwrap();
+        let dense = dense_top(m.clone(), n, 4).unwrap();
         for i in 0..4 {
             assert!((dense.values[i] - it.values[i]).abs() < 1e-10 * dense.values[0]);
         }
@@ -579,14 +596,14 @@ mod tests {
         let it = lanczos_top(
             10,
             3,
-            |x, y| sym_block_product(small.as_slice(), 10, x, y),
+            |x, y| sym_block_product(&small, 10, x, y),
             IterOptions {
                 tol: 1e-12,
                 max_restarts: 5,
             },
         )
         .unwrap();
-        let dense = dense_top(small, 3).unwrap();
+        let dense = dense_top(small, 10, 3).unwrap();
         for i in 0..3 {
             assert!((dense.values[i] - it.values[i]).abs() < 1e-12);
         }

@@ -15,7 +15,6 @@ pub(crate) mod tridiagonal;
 pub(crate) use dense::{dense_top, full_evd};
 pub(crate) use lanczos::{lanczos_top, IterOptions};
 
-use nalgebra::DMatrix;
 use std::vec::Vec;
 
 /// Seed of the solvers' random vectors (the Lanczos starting block, the vectors
@@ -28,8 +27,9 @@ const SEED: u64 = 0x6B70_6361_4C61_6E63;
 pub(crate) struct TopEigen {
     /// The k largest eigenvalues, descending.
     pub values: Vec<f64>,
-    /// Unit eigenvectors as the columns of an n x k matrix (signs not yet fixed).
-    pub vectors: DMatrix<f64>,
+    /// Unit eigenvectors as the columns of an n x k column-major buffer (signs
+    /// not yet fixed).
+    pub vectors: Vec<f64>,
     /// Every eigenvalue, descending, when the solver computed them all (dense).
     pub all_values: Option<Vec<f64>>,
     /// Matrix-vector products done (iterative) or 0 (dense).
