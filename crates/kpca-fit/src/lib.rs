@@ -62,17 +62,6 @@
 //! assert!((y[0] as f64 - exact[0]).abs() < 1e-3);
 //! # Ok::<(), kpca_fit::FitError>(())
 //! ```
-//!
-//! # Two linear-algebra crates, one job each
-//!
-//! `faer` does the work that costs time: the kernel-matrix products, the
-//! symmetric block products of the Lanczos solver, the dense symmetric
-//! eigensolver and the Nyström products, in parallel. `nalgebra` (the crate
-//! the design names) holds the owned matrices passed between the steps
-//! (`DMatrix`, `DVector`) and solves the small projected eigenproblem of the
-//! Lanczos restart (`SymmetricEigen` of a few dozen rows). Moving the
-//! containers onto faer is mechanical but was not measured yet, so it is not
-//! done.
 
 #![deny(unsafe_code)]
 
