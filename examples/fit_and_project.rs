@@ -176,7 +176,26 @@ fn main() -> Result<(), Box<dyn Error>> {
     // 5. The no_std detector over every test recording, with the model copied
     //    into a fixed-capacity owned model (as a device that received the blob
     //    into a buffer would).
-    let owned: kpca::OwnedModel<D, M, K> = copy_to_ram(aligned.bytes())?;
+    let (worst, scale) = run_detector(&fitted, aligned.bytes(), &recordings)?;
+    let rel = worst / scale.max(f64::MIN_POSITIVE);
+    println!("\ndevice (f32) vs fit (f64) scores over the test data: largest difference {rel:.2e} of their scale");
+    if rel > 1e-4 {
+        return Err(format!("the device's scores differ from the fit's by {rel:e}").into());
+    }
+    Ok(())
+}
+
+/// Runs the debounced `no_std_detector` over every test recording, from the
+/// blob copied into a fixed-capacity owned model, and prints the share of
+/// anomalous samples and the alarms per activity. Returns the largest
+/// difference between the device's and the fit's scores, and the scores' scale.
+fn run_detector(
+    fitted: &kpca_fit::FittedKpca,
+    blob: &[u8],
+    recordings: &[Recording],
+) -> Result<(f64, f64), Box<dyn Error>> {
+    let mut y = [0.0f32; K];
+    let owned: kpca::OwnedModel<D, M, K> = copy_to_ram(blob)?;
     let owned_view = owned.as_model_ref()?;
     let mut worst = 0.0f64;
     let mut scale = 0.0f64;
@@ -207,10 +226,5 @@ fn main() -> Result<(), Box<dyn Error>> {
             100.0 * *anomalous as f64 / *samples as f64
         );
     }
-    let rel = worst / scale.max(f64::MIN_POSITIVE);
-    println!("\ndevice (f32) vs fit (f64) scores over the test data: largest difference {rel:.2e} of their scale");
-    if rel > 1e-4 {
-        return Err(format!("the device's scores differ from the fit's by {rel:e}").into());
-    }
-    Ok(())
+    Ok((worst, scale))
 }

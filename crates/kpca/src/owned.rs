@@ -63,10 +63,22 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
     /// stored, [`Error::NonFiniteModel`] when a value (or ‖z‖² in f32) is not
     /// finite; nothing changes on error.
     pub fn push_point(&mut self, z: [f32; D], a_row: [f32; K], c: f32) -> Result<(), Error> {
+        let sq_norm: f32 = z.iter().map(|v| v * v).sum();
+        self.push_point_with_norm(z, sq_norm, a_row, c)
+    }
+
+    /// [`OwnedModel::push_point`] with the point's squared norm given (a
+    /// copied model keeps its source's stored norm, bit for bit).
+    fn push_point_with_norm(
+        &mut self,
+        z: [f32; D],
+        sq_norm: f32,
+        a_row: [f32; K],
+        c: f32,
+    ) -> Result<(), Error> {
         if self.points.is_full() {
             return Err(Error::Capacity);
         }
-        let sq_norm: f32 = z.iter().map(|v| v * v).sum();
         finite(&z)?;
         finite(&a_row)?;
         finite(&[c, sq_norm])?;
@@ -145,12 +157,9 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         for (((z, a_row), &c), &norm) in rows {
             let z: [f32; D] = z.try_into().map_err(|_| Error::PartsLength)?;
             let a_row: [f32; K] = a_row.try_into().map_err(|_| Error::PartsLength)?;
-            owned.push_point(z, a_row, c)?;
-            // Keep the stored norm as it was (the source's own, checked when
-            // it was loaded), so the copy is the same model bit for bit.
-            if let Some(last) = owned.point_sq_norms.last_mut() {
-                *last = norm;
-            }
+            // The stored norm as it was (the source's own, checked when it was
+            // loaded), so the copy is the same model bit for bit.
+            owned.push_point_with_norm(z, norm, a_row, c)?;
         }
         let b = parts.b.try_into().map_err(|_| Error::PartsLength)?;
         owned.set_offsets(b, parts.s)?;

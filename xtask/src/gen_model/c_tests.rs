@@ -37,117 +37,217 @@ fn floats(s: &mut String, values: &[f32]) {
     s.push_str("\n}");
 }
 
+/// The models of the C tests: every kernel, with and without standardisation.
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "linear",
+        kernel: Kernel::Linear,
+        d: 5,
+        m: 7,
+        k: 3,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "poly",
+        kernel: Kernel::Polynomial {
+            gamma: 0.5,
+            degree: 3,
+            coef0: 1.0,
+        },
+        d: 5,
+        m: 7,
+        k: 3,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "rbf",
+        kernel: Kernel::Rbf { gamma: 0.25 },
+        d: 5,
+        m: 9,
+        k: 3,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "laplacian",
+        kernel: Kernel::Laplacian { gamma: 0.3 },
+        d: 5,
+        m: 6,
+        k: 2,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "sigmoid",
+        kernel: Kernel::Sigmoid {
+            gamma: 0.1,
+            coef0: 0.2,
+        },
+        d: 5,
+        m: 7,
+        k: 4,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "cosine",
+        kernel: Kernel::Cosine,
+        d: 5,
+        m: 8,
+        k: 3,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "rbf_std",
+        kernel: Kernel::Rbf { gamma: 0.4 },
+        d: 4,
+        m: 9,
+        k: 3,
+        standardized: true,
+        threshold: 0.3,
+    },
+    Spec {
+        name: "no_threshold",
+        kernel: Kernel::Rbf { gamma: 0.5 },
+        d: 3,
+        m: 5,
+        k: 2,
+        standardized: false,
+        threshold: 0.0,
+    },
+    Spec {
+        name: "poly_overflow",
+        kernel: Kernel::Polynomial {
+            gamma: 1.0,
+            degree: 16,
+            coef0: 1.0,
+        },
+        d: 4,
+        m: 5,
+        k: 2,
+        standardized: false,
+        threshold: 0.5,
+    },
+    Spec {
+        name: "tiny",
+        kernel: Kernel::Polynomial {
+            gamma: 0.5,
+            degree: 2,
+            coef0: 1.0,
+        },
+        d: 3,
+        m: 4,
+        k: 2,
+        standardized: true,
+        threshold: 0.5,
+    },
+];
+
+/// One test model's blob and its host results on N_TEST random vectors.
+struct Generated {
+    blob: Vec<u8>,
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    es: Vec<f32>,
+    flags: [u8; N_TEST],
+}
+
+/// Builds model `i` of the table from a seeded generator, writes its blob and
+/// projects the test vectors on the host.
+fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
+    let mut g = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0xD134_2543_DE82_EF95));
+    let (d, m, k) = (spec.d, spec.m, spec.k);
+    let points = g.vec(m * d, 1.2);
+    let norms: Vec<f32> = points
+        .chunks(d)
+        .map(|z| z.iter().map(|v| v * v).sum())
+        .collect();
+    let mean = g.vec(d, 0.5);
+    let inv_std: Vec<f32> = (0..d).map(|_| 0.6 + g.uniform().abs()).collect();
+    let a = g.vec(m * k, 0.3);
+    let b = g.vec(k, 0.2);
+    let cw = vec![1.0 / m as f32; m];
+    let eig: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
+    let view = ModelRef::from_parts(ModelParts {
+        kernel: spec.kernel,
+        dim: d,
+        n_components: k,
+        standardize: spec.standardized.then_some((&mean[..], &inv_std[..])),
+        points: &points,
+        point_sq_norms: &norms,
+        a: &a,
+        b: &b,
+        c: &cw,
+        s: 0.4,
+        eigenvalues: &eig,
+        threshold: spec.threshold,
+    })
+    .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
+    let mut blob = vec![0u8; view.blob_len()];
+    view.write_to(&mut blob)
+        .map_err(|e| format!("gen-model c-tests: {}: writing the blob: {e:?}", spec.name))?;
+    let xs = g.vec(N_TEST * d, 1.3);
+    let mut ys = vec![0.0f32; N_TEST * k];
+    let mut es = vec![0.0f32; N_TEST];
+    let mut flags = [0u8; N_TEST];
+    for (j, x) in xs.chunks(d).enumerate() {
+        es[j] = view
+            .project_and_score(x, &mut ys[j * k..(j + 1) * k])
+            .map_err(|e| format!("gen-model c-tests: {}: host projection: {e:?}", spec.name))?;
+        flags[j] = u8::from(es[j] > spec.threshold);
+    }
+    Ok(Generated {
+        blob,
+        xs,
+        ys,
+        es,
+        flags,
+    })
+}
+
+/// The C arrays of one model: blob words, inputs and the host's results.
+fn emit_arrays(c: &mut String, n: &str, g: &Generated) {
+    let _ = write!(
+        c,
+        "static const uint32_t {n}_words[{}] = {{",
+        g.blob.len() / 4
+    );
+    for (j, w) in g.blob.chunks(4).enumerate() {
+        if j % 6 == 0 {
+            c.push_str("\n   ");
+        }
+        let _ = write!(
+            *c,
+            " 0x{:08x}u,",
+            u32::from_le_bytes([w[0], w[1], w[2], w[3]])
+        );
+    }
+    c.push_str("\n};\n");
+    let _ = write!(*c, "static const float {n}_xs[{}] = ", g.xs.len());
+    floats(c, &g.xs);
+    let _ = write!(*c, ";\nstatic const float {n}_ys[{}] = ", g.ys.len());
+    floats(c, &g.ys);
+    let _ = write!(*c, ";\nstatic const float {n}_scores[{}] = ", g.es.len());
+    floats(c, &g.es);
+    let _ = writeln!(
+        c,
+        ";\nstatic const uint8_t {n}_flags[{N_TEST}] = {{ {} }};\n",
+        g.flags
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let [out_dir] = args else {
         return Err("usage: cargo xtask gen-model c-tests OUT_DIR".into());
     };
-    let specs = [
-        Spec {
-            name: "linear",
-            kernel: Kernel::Linear,
-            d: 5,
-            m: 7,
-            k: 3,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "poly",
-            kernel: Kernel::Polynomial {
-                gamma: 0.5,
-                degree: 3,
-                coef0: 1.0,
-            },
-            d: 5,
-            m: 7,
-            k: 3,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "rbf",
-            kernel: Kernel::Rbf { gamma: 0.25 },
-            d: 5,
-            m: 9,
-            k: 3,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "laplacian",
-            kernel: Kernel::Laplacian { gamma: 0.3 },
-            d: 5,
-            m: 6,
-            k: 2,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "sigmoid",
-            kernel: Kernel::Sigmoid {
-                gamma: 0.1,
-                coef0: 0.2,
-            },
-            d: 5,
-            m: 7,
-            k: 4,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "cosine",
-            kernel: Kernel::Cosine,
-            d: 5,
-            m: 8,
-            k: 3,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "rbf_std",
-            kernel: Kernel::Rbf { gamma: 0.4 },
-            d: 4,
-            m: 9,
-            k: 3,
-            standardized: true,
-            threshold: 0.3,
-        },
-        Spec {
-            name: "no_threshold",
-            kernel: Kernel::Rbf { gamma: 0.5 },
-            d: 3,
-            m: 5,
-            k: 2,
-            standardized: false,
-            threshold: 0.0,
-        },
-        Spec {
-            name: "poly_overflow",
-            kernel: Kernel::Polynomial {
-                gamma: 1.0,
-                degree: 16,
-                coef0: 1.0,
-            },
-            d: 4,
-            m: 5,
-            k: 2,
-            standardized: false,
-            threshold: 0.5,
-        },
-        Spec {
-            name: "tiny",
-            kernel: Kernel::Polynomial {
-                gamma: 0.5,
-                degree: 2,
-                coef0: 1.0,
-            },
-            d: 3,
-            m: 4,
-            k: 2,
-            standardized: true,
-            threshold: 0.5,
-        },
-    ];
+    let specs = SPECS;
     let mut h = String::from(
         "/* Generated by `cargo xtask gen-model c-tests`; do not edit. */\n\
          #ifndef C_TEST_MODELS_H\n#define C_TEST_MODELS_H\n#include <stddef.h>\n#include <stdint.h>\n\n\
@@ -170,79 +270,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "/* Generated by `cargo xtask gen-model c-tests`; do not edit. */\n#include \"c_test_models.h\"\n\n");
     let mut table = String::from("const struct c_test_model c_test_models[] = {\n");
     for (i, spec) in specs.iter().enumerate() {
-        let mut g = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0xD134_2543_DE82_EF95));
+        let generated = generate(i, spec)?;
         let (d, m, k) = (spec.d, spec.m, spec.k);
-        let points = g.vec(m * d, 1.2);
-        let norms: Vec<f32> = points
-            .chunks(d)
-            .map(|z| z.iter().map(|v| v * v).sum())
-            .collect();
-        let mean = g.vec(d, 0.5);
-        let inv_std: Vec<f32> = (0..d).map(|_| 0.6 + g.uniform().abs()).collect();
-        let a = g.vec(m * k, 0.3);
-        let b = g.vec(k, 0.2);
-        let cw = vec![1.0 / m as f32; m];
-        let eig: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
-        let view = ModelRef::from_parts(ModelParts {
-            kernel: spec.kernel,
-            dim: d,
-            n_components: k,
-            standardize: spec.standardized.then_some((&mean[..], &inv_std[..])),
-            points: &points,
-            point_sq_norms: &norms,
-            a: &a,
-            b: &b,
-            c: &cw,
-            s: 0.4,
-            eigenvalues: &eig,
-            threshold: spec.threshold,
-        })
-        .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
-        let mut blob = vec![0u8; view.blob_len()];
-        view.write_to(&mut blob)
-            .map_err(|e| format!("gen-model c-tests: {}: writing the blob: {e:?}", spec.name))?;
-        let xs = g.vec(N_TEST * d, 1.3);
-        let mut ys = vec![0.0f32; N_TEST * k];
-        let mut es = vec![0.0f32; N_TEST];
-        let mut flags = [0u8; N_TEST];
-        for (j, x) in xs.chunks(d).enumerate() {
-            es[j] = view
-                .project_and_score(x, &mut ys[j * k..(j + 1) * k])
-                .map_err(|e| format!("gen-model c-tests: {}: host projection: {e:?}", spec.name))?;
-            flags[j] = u8::from(es[j] > spec.threshold);
-        }
         let n = spec.name;
-        let _ = write!(
-            c,
-            "static const uint32_t {n}_words[{}] = {{",
-            blob.len() / 4
-        );
-        for (j, w) in blob.chunks(4).enumerate() {
-            if j % 6 == 0 {
-                c.push_str("\n   ");
-            }
-            let _ = write!(
-                c,
-                " 0x{:08x}u,",
-                u32::from_le_bytes([w[0], w[1], w[2], w[3]])
-            );
-        }
-        c.push_str("\n};\n");
-        let _ = write!(c, "static const float {n}_xs[{}] = ", xs.len());
-        floats(&mut c, &xs);
-        let _ = write!(c, ";\nstatic const float {n}_ys[{}] = ", ys.len());
-        floats(&mut c, &ys);
-        let _ = write!(c, ";\nstatic const float {n}_scores[{}] = ", es.len());
-        floats(&mut c, &es);
-        let _ = writeln!(
-            c,
-            ";\nstatic const uint8_t {n}_flags[{N_TEST}] = {{ {} }};\n",
-            flags
-                .iter()
-                .map(|f| f.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        emit_arrays(&mut c, spec.name, &generated);
+        let blob = &generated.blob;
         let _ = writeln!(
             table,
             "    {{ \"{n}\", {n}_words, {}, {}, {d}, {m}, {k}, {}, {:?}f, {n}_xs, {n}_ys, {n}_scores, {n}_flags }},",
