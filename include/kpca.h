@@ -39,9 +39,15 @@
 #define KPCA_MAX_COMPONENTS 16
 
 /**
- * The model blob format version this library reads.
+ * The model blob format version this library writes (it reads this one and
+ * every older one down to KPCA_OLDEST_FORMAT_VERSION).
  */
-#define KPCA_FORMAT_VERSION 1
+#define KPCA_FORMAT_VERSION 2
+
+/**
+ * The oldest model blob format version this library reads.
+ */
+#define KPCA_OLDEST_FORMAT_VERSION 1
 
 /**
  * Library version, major part.
@@ -144,6 +150,21 @@ typedef struct kpca_model {
    */
   float s;
   /**
+   * How the model was fitted: 0 not recorded (a format-1 blob), 1 full,
+   * 2 Nystrom.
+   */
+  uint32_t fit_method;
+  /**
+   * Training rows n of the fit (0 when not recorded).
+   */
+  uint32_t n_train;
+  /**
+   * Total variance of the fit, in the units of the eigenvalues (0 when not
+   * recorded): eigenvalues[l] / total_variance is the share of the variance
+   * component l explains.
+   */
+  float total_variance;
+  /**
    * Per-feature mean (d floats), or NULL when inputs are not standardised.
    */
   const float *mean;
@@ -172,7 +193,8 @@ typedef struct kpca_model {
    */
   const float *c;
   /**
-   * Eigenvalues, k (for reporting).
+   * Eigenvalues mu_l of the centred kernel matrix, k (for reporting;
+   * scikit-learn's eigenvalues_; a format-1 Nystrom blob stored mu_l / n).
    */
   const float *eigenvalues;
 } kpca_model;

@@ -120,6 +120,7 @@ fuzz_target!(|data: &[u8]| {
         s,
         eigenvalues: &eig,
         threshold,
+        fit: kpca::FitInfo::NOT_RECORDED,
     };
     let view = ModelRef::from_parts(parts).expect("a valid model validates");
     let total = view.blob_len();

@@ -102,8 +102,11 @@ pub const KPCA_MAX_DIM: u32 = 4096;
 pub const KPCA_MAX_POINTS: u32 = 1 << 20;
 /// Largest number of components a model may have.
 pub const KPCA_MAX_COMPONENTS: u32 = 16;
-/// The model blob format version this library reads.
-pub const KPCA_FORMAT_VERSION: u32 = 1;
+/// The model blob format version this library writes (it reads this one and
+/// every older one down to KPCA_OLDEST_FORMAT_VERSION).
+pub const KPCA_FORMAT_VERSION: u32 = 2;
+/// The oldest model blob format version this library reads.
+pub const KPCA_OLDEST_FORMAT_VERSION: u32 = 1;
 /// Library version, major part.
 pub const KPCA_VERSION_MAJOR: u32 = 0;
 /// Library version, minor part.
@@ -156,6 +159,15 @@ pub struct kpca_model {
     pub threshold: f32,
     /// Centring constant s of the anomaly score.
     pub s: f32,
+    /// How the model was fitted: 0 not recorded (a format-1 blob), 1 full,
+    /// 2 Nystrom.
+    pub fit_method: u32,
+    /// Training rows n of the fit (0 when not recorded).
+    pub n_train: u32,
+    /// Total variance of the fit, in the units of the eigenvalues (0 when not
+    /// recorded): eigenvalues[l] / total_variance is the share of the variance
+    /// component l explains.
+    pub total_variance: f32,
     /// Per-feature mean (d floats), or NULL when inputs are not standardised.
     pub mean: *const f32,
     /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
@@ -170,7 +182,8 @@ pub struct kpca_model {
     pub b: *const f32,
     /// Centring weights c of the score, m.
     pub c: *const f32,
-    /// Eigenvalues, k (for reporting).
+    /// Eigenvalues mu_l of the centred kernel matrix, k (for reporting;
+    /// scikit-learn's eigenvalues_; a format-1 Nystrom blob stored mu_l / n).
     pub eigenvalues: *const f32,
 }
 
@@ -269,6 +282,9 @@ const _: () = {
     assert!(offset_of!(kpca_model, coef0) == offset_of!(RawModel, coef0));
     assert!(offset_of!(kpca_model, threshold) == offset_of!(RawModel, threshold));
     assert!(offset_of!(kpca_model, s) == offset_of!(RawModel, s));
+    assert!(offset_of!(kpca_model, fit_method) == offset_of!(RawModel, fit_method));
+    assert!(offset_of!(kpca_model, n_train) == offset_of!(RawModel, n_train));
+    assert!(offset_of!(kpca_model, total_variance) == offset_of!(RawModel, total_variance));
     assert!(offset_of!(kpca_model, mean) == offset_of!(RawModel, mean));
     assert!(offset_of!(kpca_model, inv_std) == offset_of!(RawModel, inv_std));
     assert!(offset_of!(kpca_model, points) == offset_of!(RawModel, points));
@@ -615,6 +631,7 @@ const _: () = {
     assert!(KPCA_MAX_POINTS as usize == kpca::MAX_POINTS);
     assert!(KPCA_MAX_COMPONENTS as usize == kpca::MAX_COMPONENTS);
     assert!(KPCA_FORMAT_VERSION == FORMAT_VERSION as u32);
+    assert!(KPCA_OLDEST_FORMAT_VERSION == kpca::format::OLDEST_FORMAT_VERSION as u32);
     assert!(KPCA_KERNEL_COSINE == KernelId::Cosine as u32);
     assert!(KPCA_KERNEL_LAPLACIAN == KernelId::Laplacian as u32);
     assert!(KPCA_KERNEL_LINEAR == KernelId::Linear as u32);

@@ -72,7 +72,8 @@ impl Spectrum {
 /// `points`, `comp`, `center`, `weights`, `s`), before the shared post-processing.
 #[derive(Debug)]
 pub(crate) struct Decomposition {
-    /// The kept eigenvalues: mu_l (full) or lambda_l = mu_l / n (Nyström).
+    /// The kept eigenvalues mu_l (for Nyström, of the approximated centred
+    /// kernel matrix: n times the score variances).
     pub spectrum: Spectrum,
     /// Training scores, n x k row-major, signs not yet fixed.
     pub scores: Vec<f64>,
@@ -81,8 +82,7 @@ pub(crate) struct Decomposition {
     /// For each training point, its anomaly score plus ‖y‖² (DESIGN.md section 2:
     /// k(x, x) - 2 c'k_x + s; for a full fit the diagonal of Kc).
     pub self_terms: Vec<f64>,
-    /// An eigenvalue divided by this is the variance of its score column: n for a
-    /// full fit's mu, 1 for a Nyström fit's lambda.
+    /// An eigenvalue divided by this is the variance of its score column: n.
     pub per_point: f64,
     /// The m stored points (standardised), m x d row-major.
     pub points: Vec<f64>,
@@ -123,7 +123,8 @@ impl Decomposition {
             .zip(&self_terms)
             .map(|(y, &e0)| e0 - y.iter().map(|v| v * v).sum::<f64>())
             .collect();
-        let explained_variance_ratio = explained_variance_ratio(&spectrum, &self_terms);
+        let (explained_variance_ratio, total_variance) =
+            explained_variance_ratio(&spectrum, &self_terms);
         let curve = reconstruction_curve(spectrum.values(), &self_terms, per_point);
         let core = FitCore {
             points,
@@ -134,6 +135,7 @@ impl Decomposition {
             eigenvalues: spectrum.values,
             all_eigenvalues: spectrum.all,
             explained_variance_ratio,
+            total_variance,
             train_scores: scores,
             train_anomaly,
             curve,
@@ -177,8 +179,8 @@ fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f64> {
 /// the kept eigenvalues' sum: it is bounded below by that sum, so the ratios stay
 /// finite and within (0, 1]. Sums are scaled by the largest kept eigenvalue: the
 /// eigenvalues can be finite while their sum overflows (kernel values near
-/// f64::MAX).
-fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> Vec<f64> {
+/// f64::MAX). Returns the ratios and the total (infinite when it overflows).
+fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> (Vec<f64>, f64) {
     let values = spectrum.values();
     let scale = values.first().copied().filter(|v| *v > 0.0).unwrap_or(1.0);
     let total = match spectrum.all() {
@@ -193,7 +195,8 @@ fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> Vec<f64>
             .sum::<f64>()
             .max(values.iter().map(|v| v / scale).sum::<f64>()),
     };
-    values.iter().map(|mu| (mu / scale) / total).collect()
+    let ratios = values.iter().map(|mu| (mu / scale) / total).collect();
+    (ratios, total * scale)
 }
 
 /// Entry q - 1: the mean training anomaly score when keeping the first q
@@ -248,12 +251,13 @@ mod tests {
     fn ratios_stay_within_one_when_the_trace_vanishes() {
         let spectrum = Spectrum::check(vec![8e-16], None, 1).expect("positive");
         for trace_terms in [[4e-16, -4e-16], [1e-17, -3e-16], [0.0, 0.0]] {
-            let r = explained_variance_ratio(&spectrum, &trace_terms);
+            let (r, total) = explained_variance_ratio(&spectrum, &trace_terms);
+            assert!(total >= 8e-16 * (1.0 - 1e-12), "{total}");
             assert!(r.iter().all(|v| *v > 0.0 && *v <= 1.0), "{r:?}");
         }
         // With every eigenvalue: the share of the positive ones.
         let spectrum = Spectrum::check(vec![3.0], Some(vec![3.0, 1.0, -2.0]), 1).expect("ok");
-        assert_eq!(explained_variance_ratio(&spectrum, &[]), [0.75]);
+        assert_eq!(explained_variance_ratio(&spectrum, &[]), (vec![0.75], 4.0));
     }
 
     #[test]

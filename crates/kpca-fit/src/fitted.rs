@@ -5,6 +5,7 @@ use crate::driver::TrainingData;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
 use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
+use kpca::{FitInfo, FitMethod};
 use std::format;
 use std::string::String;
 use std::vec;
@@ -32,6 +33,7 @@ pub(crate) struct FitCore {
     pub eigenvalues: Vec<f64>,
     pub all_eigenvalues: Option<Vec<f64>>,
     pub explained_variance_ratio: Vec<f64>,
+    pub total_variance: f64,
     pub train_scores: Vec<f64>,
     pub train_anomaly: Vec<f64>,
     pub curve: Vec<f64>,
@@ -126,11 +128,12 @@ pub enum SolverReport {
 /// A fitted kernel PCA model (full or Nyström), in f64, with everything the fit
 /// computed and the device model it folds into.
 ///
-/// Eigenvalue conventions: for a full fit [`FittedKpca::eigenvalues`] are the
-/// eigenvalues mu_l of the centred kernel matrix (scikit-learn's `eigenvalues_`);
-/// for a Nyström fit they are the score variances lambda_l, already divided by n
-/// (nystrompca's `explained_variance_`); the two relate by mu = n lambda. Either
-/// way the training score column l has sum of squares n lambda_l = mu_l.
+/// Eigenvalue convention, one for both fits: [`FittedKpca::eigenvalues`] are
+/// the eigenvalues mu_l of the centred n x n kernel matrix (scikit-learn's
+/// `eigenvalues_`; for a Nyström fit, of its Nyström approximation). The
+/// training score column l has sum of squares mu_l and variance mu_l / n
+/// ([`FittedKpca::score_variances`]; nystrompca's `explained_variance_`). The
+/// device model and its blob store the same mu_l (see `kpca::fit_info`).
 ///
 /// ```
 /// use kpca_fit::{Dataset, KernelPca, KernelSpec};
@@ -284,12 +287,24 @@ impl FittedKpca {
             .as_ref()
             .map(|s| (&s.mean[..], &s.std[..]))
     }
-    /// The k eigenvalues, largest first: mu_l (full) or lambda_l = mu_l / n (Nyström).
+    /// The k eigenvalues mu_l, largest first (the convention of
+    /// [`FittedKpca`]: scikit-learn's `eigenvalues_`, for both fits).
     pub fn eigenvalues(&self) -> &[f64] {
         &self.core.eigenvalues
     }
+    /// The variance of each training score column, mu_l / n (nystrompca's
+    /// `explained_variance_`).
+    pub fn score_variances(&self) -> Vec<f64> {
+        let n = self.n_train as f64;
+        self.core.eigenvalues.iter().map(|mu| mu / n).collect()
+    }
+    /// The total variance, in the units of the eigenvalues: the denominator of
+    /// [`FittedKpca::explained_variance_ratio`].
+    pub fn total_variance(&self) -> f64 {
+        self.core.total_variance
+    }
     /// Every eigenvalue, largest first, negative ones included: all n of Kc for a
-    /// dense full fit, all r of N for Nyström; `None` after the iterative solver,
+    /// dense full fit, all r of N (times n) for Nyström; `None` after the iterative solver,
     /// which computes only the top k.
     pub fn all_eigenvalues(&self) -> Option<&[f64]> {
         self.core.all_eigenvalues.as_deref()
@@ -490,9 +505,28 @@ impl FittedKpca {
             s: self.core.s as f32,
             eigenvalues: to32(&self.core.eigenvalues),
             threshold: self.threshold as f32,
+            fit: self.fit_info(),
         };
         self.check_device(&model.as_model_ref()?)?;
         Ok(model)
+    }
+
+    /// What the device model records of this fit: the method, n and the total
+    /// variance (not recorded when the total does not fit an f32).
+    fn fit_info(&self) -> FitInfo {
+        let total = self.core.total_variance as f32;
+        let n_train = u32::try_from(self.n_train).ok();
+        match (n_train, total.is_finite() && total > 0.0) {
+            (Some(n_train), true) => FitInfo {
+                method: match self.method {
+                    Method::Full => FitMethod::Full,
+                    Method::Nystrom { .. } => FitMethod::Nystrom,
+                },
+                n_train,
+                total_variance: total,
+            },
+            _ => FitInfo::NOT_RECORDED,
+        }
     }
 
     /// Evaluates the f32 device model on its own stored points (the training
@@ -616,6 +650,8 @@ pub struct DeviceModel {
     pub eigenvalues: Vec<f32>,
     /// Anomaly threshold (0 = unset).
     pub threshold: f32,
+    /// What the model records of its fit.
+    pub fit: FitInfo,
 }
 
 impl DeviceModel {
@@ -634,6 +670,7 @@ impl DeviceModel {
             s: self.s,
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
+            fit: self.fit,
         })
         .map_err(|source| FitError::Device {
             what: "validating the f32 model",

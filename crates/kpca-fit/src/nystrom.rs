@@ -112,7 +112,12 @@ pub(crate) fn fit(
         r,
         k,
     )?;
-    let spectrum = Spectrum::check(eig.values, eig.all_values, k)?;
+    // N's eigenvalues lambda are score variances; the fit reports mu = n lambda,
+    // the eigenvalues of the Nystrom approximation of the centred n x n kernel
+    // matrix (the convention of a full fit and of scikit-learn's eigenvalues_).
+    let n = train.n as f64;
+    let to_mu = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|l| l * n).collect() };
+    let spectrum = Spectrum::check(to_mu(eig.values), eig.all_values.map(to_mu), k)?;
     let vk = MatRef::from_column_major_slice(&eig.vectors, r, k); // V_k, r x k
     let (scores, t) = second_pass(train, &lm, &whitening, &moments.n_mean, vk)?;
     let comp = row_major(mul(whitening.p.as_ref(), vk).as_ref()); // C = P V_k, m x k
@@ -127,7 +132,7 @@ pub(crate) fn fit(
         scores,
         comp,
         self_terms,
-        per_point: 1.0,
+        per_point: n,
         points: lm.points,
         center: moments.n_mean,
         weights: whitening.m0,

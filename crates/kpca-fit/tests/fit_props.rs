@@ -74,6 +74,56 @@ fn explained_variance_ratio_is_share_of_positive_eigenvalues() {
     assert!(sum > 0.0 && sum < 1.0);
 }
 
+/// Both fits report eigenvalues in one convention (mu, scikit-learn's
+/// `eigenvalues_`: the score column's sum of squares) and the device model
+/// records the method, n and the total variance, so eigenvalue / total is the
+/// fit's explained-variance ratio in f32.
+#[test]
+fn both_fits_share_one_eigenvalue_convention_and_the_blob_records_the_total() {
+    let fx = load("full_sensor_rbf.json");
+    let x = dataset(&fx["x_train"]);
+    let k = 4;
+    for nystrom in [None, Some(Nystrom::random(64, 3))] {
+        let mut params = KernelPca::params().kernel(kernel_of(&fx)).n_components(k);
+        if let Some(ny) = nystrom.clone() {
+            params = params.nystrom(ny);
+        }
+        let f = params.fit(&x).expect("fit");
+        let n = f.n_train();
+        for l in 0..k {
+            let sum_sq: f64 = f
+                .train_scores()
+                .iter()
+                .skip(l)
+                .step_by(k)
+                .map(|v| v * v)
+                .sum();
+            let mu = f.eigenvalues()[l];
+            assert!(
+                (sum_sq - mu).abs() <= IDENTITY_REL_TOL * mu,
+                "{nystrom:?} l = {l}"
+            );
+            assert!((f.score_variances()[l] - mu / n as f64).abs() <= IDENTITY_REL_TOL * mu);
+            let ratio = mu / f.total_variance();
+            assert!((ratio - f.explained_variance_ratio()[l]).abs() <= IDENTITY_REL_TOL);
+        }
+        let blob = f.to_blob().expect("blob");
+        let aligned = kpca_testkit::AlignedBlob::from_bytes(&blob);
+        let view = kpca::ModelRef::from_bytes(&aligned).expect("load");
+        let info = view.fit_info();
+        let want_method = if nystrom.is_some() {
+            kpca::FitMethod::Nystrom
+        } else {
+            kpca::FitMethod::Full
+        };
+        assert_eq!((info.method, info.n_train as usize), (want_method, n));
+        let total = view.total_variance().expect("recorded");
+        for (mu, r) in view.eigenvalues().iter().zip(f.explained_variance_ratio()) {
+            assert!(((mu / total) as f64 - r).abs() <= 1e-6, "{nystrom:?}");
+        }
+    }
+}
+
 #[test]
 fn quantile_is_numpy_linear() {
     assert_eq!(quantile(&[4.0, 1.0, 3.0, 2.0], 0.5), Some(2.5));

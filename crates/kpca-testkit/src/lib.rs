@@ -127,6 +127,7 @@ impl TestModel {
             s: self.s,
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
+            fit: kpca::FitInfo::NOT_RECORDED,
         }
     }
 

@@ -4,9 +4,11 @@ use core::ffi::CStr;
 use core::fmt;
 
 /// Everything that can go wrong in the core. The discriminant is the C status
-/// code (`kpca_status`); numbers are stable and never reused.
+/// code (`kpca_status`); numbers are stable and never reused. New kinds of
+/// error may be added in a minor release: match with a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(i32)]
+#[non_exhaustive]
 pub enum Error {
     /// A required pointer argument was NULL (C ABI only).
     NullPointer = 1,

@@ -1,4 +1,5 @@
-//! The binary model format (version 1): reading in place and writing.
+//! The binary model format (version 2; version 1 still loads): reading in
+//! place and writing.
 //!
 //! Layout, all little-endian, documented in `docs/MODEL_FORMAT.md`:
 //!
@@ -19,12 +20,20 @@
 //! | 40 | 4 | anomaly threshold (f32, 0 = unset) |
 //! | 44 | 4 | s, centring constant of the score (f32) |
 //! | 48 | 4 | total length of the blob in bytes, CRC included |
-//! | 52 | 12 | reserved, 0 |
+//! | 52 | 4 | n, training rows of the fit (u32; version 1: reserved, 0) |
+//! | 56 | 4 | total variance of the fit, in eigenvalue units (f32; version 1: reserved, 0) |
+//! | 60 | 4 | fit method: 0 not recorded, 1 full, 2 Nyström ([`crate::FitMethod`]; version 1: reserved, 0) |
 //! | 64 | .. | f32 sections: [mean d, 1/std d if flag 0], points m*d, ‖z‖² m, A m*k, b k, c m, eigenvalues k |
 //! | end-4 | 4 | CRC-32 (IEEE) of every byte before it |
+//!
+//! Version 2 records the fit (offsets 52-63, checked by the rules of
+//! [`crate::FitInfo`]) and stores the eigenvalues mu_l of the centred kernel
+//! matrix for Nyström fits too (version 1 stored mu_l / n for those; see
+//! [`crate::fit_info`]). Everything else is as in version 1.
 
 use crate::crc32::crc32;
 use crate::error::Error;
+use crate::fit_info::{FitInfo, FitMethod};
 use crate::kernel::check_params;
 use crate::model::{
     check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
@@ -32,8 +41,10 @@ use crate::model::{
 
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
-/// The format version this library reads and writes.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this library writes.
+pub const FORMAT_VERSION: u16 = 2;
+/// The oldest format version this library reads.
+pub const OLDEST_FORMAT_VERSION: u16 = 1;
 /// The byte-order mark, stored little-endian.
 pub const BYTE_ORDER_MARK: u16 = 0xFEFF;
 /// Length of the fixed header in bytes.
@@ -119,8 +130,15 @@ pub struct Header {
     pub s: f32,
     /// Total blob length in bytes, CRC included (offset 48).
     pub total_len: u32,
-    /// The reserved words (offset 52), 0 when valid.
-    pub reserved: [u32; 3],
+    /// Training rows n of the fit (offset 52; 0 = not recorded, and always 0
+    /// in version 1).
+    pub n_train: u32,
+    /// Total variance of the fit (offset 56; 0 = not recorded, and always 0
+    /// in version 1).
+    pub total_variance: f32,
+    /// Fit method code (offset 60; [`crate::FitMethod`], 0 = not recorded,
+    /// and always 0 in version 1).
+    pub fit_method: u32,
 }
 
 impl Header {
@@ -154,16 +172,21 @@ impl Header {
             threshold: f32::from_bits(w[10]),
             s: f32::from_bits(w[11]),
             total_len: w[12],
-            reserved: [w[13], w[14], w[15]],
+            n_train: w[13],
+            total_variance: f32::from_bits(w[14]),
+            fit_method: w[15],
         })
     }
 
     /// Reads the header of a blob and checks what the header alone decides,
     /// in this order: the magic ([`Error::BadMagic`]; [`Error::Truncated`]
     /// under 4 bytes), room for the header and the CRC ([`Error::Truncated`]),
-    /// the version ([`Error::UnsupportedVersion`]), the byte order
+    /// the version ([`Error::UnsupportedVersion`] outside
+    /// [`OLDEST_FORMAT_VERSION`]..=[`FORMAT_VERSION`]), the byte order
     /// ([`Error::ByteOrder`], also on big-endian targets), and the header
-    /// length, flags and reserved words ([`Error::BadHeader`]).
+    /// length, flags and fit record ([`Error::BadHeader`]; a version-1 header
+    /// must have zeros there, its reserved words). The fit record's agreement
+    /// with the stored points is checked by the loader.
     #[inline]
     pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
         if bytes.get(..4).ok_or(Error::Truncated)? != MAGIC {
@@ -173,7 +196,7 @@ impl Header {
             return Err(Error::Truncated);
         }
         let h = Header::read(bytes).ok_or(Error::Truncated)?;
-        if h.version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&h.version) {
             return Err(Error::UnsupportedVersion);
         }
         if h.byte_order_mark != BYTE_ORDER_MARK || cfg!(target_endian = "big") {
@@ -181,7 +204,8 @@ impl Header {
         }
         if usize::from(h.header_len) != HEADER_LEN
             || h.flags & !FLAG_STANDARDIZED != 0
-            || (h.reserved[0] | h.reserved[1] | h.reserved[2]) != 0
+            || (h.version == 1 && (h.n_train | h.total_variance.to_bits() | h.fit_method) != 0)
+            || FitMethod::from_u32(h.fit_method).is_none()
         {
             return Err(Error::BadHeader);
         }
@@ -210,7 +234,22 @@ impl Header {
             threshold: raw.threshold,
             s: raw.s,
             total_len: to_u32(model.blob_len()),
-            reserved: [0; 3],
+            n_train: raw.n_train,
+            total_variance: raw.total_variance,
+            fit_method: raw.fit_method,
+        }
+    }
+
+    /// The fit record of the header ([`FitInfo::NOT_RECORDED`] for an
+    /// unknown method code, which [`Header::parse`] refuses).
+    pub fn fit_info(&self) -> FitInfo {
+        match FitMethod::from_u32(self.fit_method) {
+            Some(method) => FitInfo {
+                method,
+                n_train: self.n_train,
+                total_variance: self.total_variance,
+            },
+            None => FitInfo::NOT_RECORDED,
         }
     }
 
@@ -235,9 +274,9 @@ impl Header {
             self.threshold.to_bits(),
             self.s.to_bits(),
             self.total_len,
-            self.reserved[0],
-            self.reserved[1],
-            self.reserved[2],
+            self.n_train,
+            self.total_variance.to_bits(),
+            self.fit_method,
         ];
         for (c, w) in out.chunks_exact_mut(4).zip(words) {
             c.copy_from_slice(&w.to_le_bytes());
@@ -272,6 +311,8 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         to_usize(h.n_components),
     );
     check_dims(d, m, k)?;
+    let fit = h.fit_info();
+    fit.check(m).map_err(|_| Error::BadHeader)?;
     let kernel = u32::from(h.kernel);
     let (gamma, degree, coef0) = check_params(kernel, h.gamma, h.degree, h.coef0)?;
     let standardized = h.is_standardized();
@@ -314,6 +355,9 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         coef0,
         threshold: h.threshold,
         s: h.s,
+        fit_method: h.fit_method,
+        n_train: h.n_train,
+        total_variance: h.total_variance,
         mean: std_ptr(mean),
         inv_std: std_ptr(inv_std),
         points: points.as_ptr(),

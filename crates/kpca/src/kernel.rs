@@ -269,6 +269,7 @@ mod tests {
             s: 0.0,
             eigenvalues: &[1.0],
             threshold: 0.0,
+            fit: crate::FitInfo::NOT_RECORDED,
         })
         .unwrap();
         let mut y = [0.0f32];

@@ -33,6 +33,7 @@
 //! #     s: 0.5,
 //! #     eigenvalues: &[0.9, 0.4],
 //! #     threshold: 0.8,
+//! #     fit: kpca::FitInfo::NOT_RECORDED,
 //! # };
 //! # #[repr(align(4))]
 //! # struct Flash([u8; 256]);
@@ -54,6 +55,8 @@
 //!
 //! # Modules
 //!
+//! - [`fit_info`]: [`FitInfo`], what a model records of its fit, and the
+//!   eigenvalue convention;
 //! - [`model`]: [`ModelRef`], the validated borrowed view every projection
 //!   runs on, its C layout [`RawModel`], and [`ModelParts`] (a model as slices);
 //! - [`owned`]: [`OwnedModel`], a model held by value with fixed capacity,
@@ -101,6 +104,7 @@ extern crate std;
 pub mod crc32;
 pub mod error;
 pub mod fastmath;
+pub mod fit_info;
 pub mod format;
 pub mod kernel;
 pub mod model;
@@ -108,6 +112,7 @@ pub mod owned;
 mod project;
 
 pub use error::Error;
+pub use fit_info::{FitInfo, FitMethod};
 pub use format::Header;
 pub use kernel::{Kernel, KernelId};
 pub use model::{

@@ -3,6 +3,7 @@
 //! size limits.
 
 use crate::error::Error;
+use crate::fit_info::{FitInfo, FitMethod};
 use crate::kernel::{Kernel, KernelId};
 use core::marker::PhantomData;
 
@@ -47,10 +48,13 @@ pub struct ModelParts<'a> {
     pub c: &'a [f32],
     /// The centring constant s of the anomaly score.
     pub s: f32,
-    /// The k eigenvalues (score variances times n for full KPCA), for reporting.
+    /// The k eigenvalues mu_l, for reporting (the convention of
+    /// [`crate::fit_info`]).
     pub eigenvalues: &'a [f32],
     /// Anomaly threshold on the score; 0 means unset.
     pub threshold: f32,
+    /// What the model records of its fit ([`FitInfo::NOT_RECORDED`] for none).
+    pub fit: FitInfo,
 }
 
 /// Value of [`RawModel::magic`] in a loaded model ("KPCA" read as a
@@ -86,6 +90,12 @@ pub struct RawModel {
     pub threshold: f32,
     /// Centring constant s of the anomaly score.
     pub s: f32,
+    /// The fit's method ([`FitMethod`] as u32; 0 = not recorded).
+    pub fit_method: u32,
+    /// The fit's training rows n (0 = not recorded).
+    pub n_train: u32,
+    /// The fit's total variance, in the units of the eigenvalues (0 = not recorded).
+    pub total_variance: f32,
     /// Per-feature mean (d), or NULL.
     pub mean: *const f32,
     /// Per-feature 1/std (d), or NULL.
@@ -260,6 +270,7 @@ impl<'a> ModelRef<'a> {
         if !finite {
             return Err(Error::NonFiniteModel);
         }
+        parts.fit.check(m)?;
         check_consistency(
             inv_std,
             parts.threshold,
@@ -290,6 +301,9 @@ impl<'a> ModelRef<'a> {
                 coef0,
                 threshold: parts.threshold,
                 s: parts.s,
+                fit_method: parts.fit.method as u32,
+                n_train: parts.fit.n_train,
+                total_variance: parts.fit.total_variance,
                 mean,
                 inv_std,
                 points: parts.points.as_ptr(),
@@ -408,6 +422,7 @@ impl<'a> ModelRef<'a> {
             s: self.raw.s,
             eigenvalues: self.section(Section::Eigenvalues),
             threshold: self.raw.threshold,
+            fit: self.fit_info(),
         }
     }
 
@@ -449,8 +464,26 @@ impl<'a> ModelRef<'a> {
     pub fn score_constant(&self) -> f32 {
         self.raw.s
     }
-    /// The k eigenvalues stored for reporting.
+    /// The k eigenvalues mu_l stored for reporting (the convention of
+    /// [`crate::fit_info`]).
     pub fn eigenvalues(&self) -> &'a [f32] {
         self.section(Section::Eigenvalues)
+    }
+    /// What the model records of its fit (method, training rows, total variance).
+    pub fn fit_info(&self) -> FitInfo {
+        match FitMethod::from_u32(self.raw.fit_method) {
+            Some(method) => FitInfo {
+                method,
+                n_train: self.raw.n_train,
+                total_variance: self.raw.total_variance,
+            },
+            None => FitInfo::NOT_RECORDED,
+        }
+    }
+    /// The total variance of the fit, when recorded: each eigenvalue over it is
+    /// the share of the variance its component explains.
+    pub fn total_variance(&self) -> Option<f32> {
+        let info = self.fit_info();
+        info.is_recorded().then_some(info.total_variance)
     }
 }

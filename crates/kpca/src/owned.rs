@@ -2,6 +2,7 @@
 //! copied into RAM on the device. It becomes the same [`ModelRef`] view.
 
 use crate::error::Error;
+use crate::fit_info::FitInfo;
 use crate::kernel::Kernel;
 use crate::model::{check_dims, ModelParts, ModelRef};
 use heapless::Vec;
@@ -22,6 +23,7 @@ pub struct OwnedModel<const D: usize, const M: usize, const K: usize> {
     s: f32,
     eigenvalues: [f32; K],
     threshold: f32,
+    fit: FitInfo,
 }
 
 impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
@@ -41,6 +43,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             s: 0.0,
             eigenvalues: [0.0; K],
             threshold: 0.0,
+            fit: FitInfo::NOT_RECORDED,
         })
     }
 
@@ -169,15 +172,29 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             .map_err(|_| Error::PartsLength)?;
         owned.set_eigenvalues(eigenvalues)?;
         owned.set_threshold(parts.threshold)?;
+        owned.fit = parts.fit;
         Ok(owned)
     }
 
+    /// Records the fit that made the model (see [`FitInfo`]). The record is
+    /// checked against the stored points by [`OwnedModel::as_model_ref`]
+    /// (n = m for a full fit), here only for a finite total
+    /// ([`Error::NonFiniteModel`]).
+    pub fn set_fit_info(&mut self, fit: FitInfo) -> Result<(), Error> {
+        finite(&[fit.total_variance])?;
+        self.fit = fit;
+        Ok(())
+    }
+
     /// The view of this model. Every setter checked its values, so this costs
-    /// no validation: only [`Error::ZeroDimension`] while no point is stored.
+    /// no validation of the numbers: [`Error::ZeroDimension`] while no point
+    /// is stored, and the fit record's O(1) check against the number of
+    /// points ([`Error::InconsistentModel`]).
     pub fn as_model_ref(&self) -> Result<ModelRef<'_>, Error> {
         if self.points.is_empty() {
             return Err(Error::ZeroDimension);
         }
+        self.fit.check(self.points.len())?;
         let parts = ModelParts {
             kernel: self.kernel,
             dim: D,
@@ -191,6 +208,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             s: self.s,
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
+            fit: self.fit,
         };
         // The kernel and sizes were checked by `new`, every value by the
         // setters (finite; 1/std > 0; threshold >= 0) and each stored norm is

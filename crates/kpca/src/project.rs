@@ -489,6 +489,7 @@ mod tests {
                                 s: 0.3,
                                 eigenvalues: &eig,
                                 threshold: 0.0,
+                                fit: crate::FitInfo::NOT_RECORDED,
                             })
                             .unwrap();
                             let x = g.vec(d);

@@ -147,10 +147,12 @@ fn every_kind_of_bad_blob_has_its_own_error() {
     assert_eq!(load(&blob[..40]), Err(Error::Truncated));
     assert_eq!(load(&blob[..blob.len() - 1]), Err(Error::Truncated));
     assert_eq!(load(&edited(&blob, 0, b"KPCB")), Err(Error::BadMagic));
-    assert_eq!(
-        load(&edited(&blob, 4, &2u16.to_le_bytes())),
-        Err(Error::UnsupportedVersion)
-    );
+    for version in [0u16, 3, 0xFFFF] {
+        assert_eq!(
+            load(&edited(&blob, 4, &version.to_le_bytes())),
+            Err(Error::UnsupportedVersion)
+        );
+    }
     assert_eq!(
         load(&edited(&blob, 6, &0xFFFEu16.to_le_bytes())),
         Err(Error::ByteOrder)
@@ -490,4 +492,92 @@ fn writer_needs_a_big_enough_buffer() {
     let view = model.view();
     let mut buf = vec![0u8; view.blob_len() - 1];
     assert_eq!(view.write_to(&mut buf), Err(Error::BufferTooSmall));
+}
+
+/// A model with its fit recorded (format 2) writes and reads it back, also
+/// through an owned copy; every header bit of the record is either refused or
+/// describes another valid record, never silently lost.
+#[test]
+fn the_fit_record_round_trips_and_is_checked_at_load() {
+    use kpca::{FitInfo, FitMethod};
+    let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, false, 5);
+    for fit in [
+        FitInfo {
+            method: FitMethod::Full,
+            n_train: 9,
+            total_variance: 12.5,
+        },
+        FitInfo {
+            method: FitMethod::Nystrom,
+            n_train: 100_000,
+            total_variance: 3.0e4,
+        },
+    ] {
+        let parts = kpca::ModelParts {
+            fit,
+            ..model.parts()
+        };
+        let view = ModelRef::from_parts(parts).unwrap();
+        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        view.write_to(&mut blob).unwrap();
+        let loaded = ModelRef::from_bytes(&blob).unwrap();
+        assert_eq!(loaded.fit_info(), fit);
+        assert_eq!(loaded.total_variance(), Some(fit.total_variance));
+        assert_eq!(Header::parse(&blob).unwrap().version, 2);
+        let owned: OwnedModel<4, 16, 2> = OwnedModel::from_model_ref(&loaded).unwrap();
+        assert_eq!(owned.as_model_ref().unwrap().fit_info(), fit);
+        // The recorded n of a full fit must be m; a Nyström n anything >= 1.
+        for (at, value) in [(52usize, 0u32), (60, 3), (56, (-1.0f32).to_bits())] {
+            let bad = edited(&blob, at, &value.to_le_bytes());
+            assert_eq!(
+                load(&bad),
+                Err(Error::BadHeader),
+                "offset {at} = {value:#x}"
+            );
+        }
+        let other_n = edited(&blob, 52, &8u32.to_le_bytes());
+        let want = if fit.method == FitMethod::Full {
+            Err(Error::BadHeader)
+        } else {
+            Ok(())
+        };
+        assert_eq!(load(&other_n), want);
+    }
+    // The record must agree with the stored points in from_parts too.
+    let parts = kpca::ModelParts {
+        fit: FitInfo {
+            method: FitMethod::Full,
+            n_train: 10,
+            total_variance: 1.0,
+        },
+        ..model.parts()
+    };
+    assert_eq!(
+        ModelRef::from_parts(parts).unwrap_err(),
+        Error::InconsistentModel
+    );
+}
+
+/// A format-1 blob (no fit record: the words at 52..64 were reserved, 0)
+/// still loads, projects as before and reports no record; with anything but
+/// zeros there it is refused.
+#[test]
+fn format_1_blobs_load_without_a_fit_record() {
+    let model = TestModel::random(Kernel::Laplacian { gamma: 0.3 }, 5, 7, 3, true, 9);
+    let v2 = model.blob();
+    let v1 = edited(&v2, 4, &1u16.to_le_bytes());
+    let (mut words, len) = aligned(&v1);
+    let bytes = bytemuck_bytes(&mut words);
+    let loaded = ModelRef::from_bytes(&bytes[..len]).unwrap();
+    assert_eq!(loaded.fit_info(), kpca::FitInfo::NOT_RECORDED);
+    assert_eq!(loaded.total_variance(), None);
+    let x = [0.4f32, -1.0, 0.2, 0.8, 0.1];
+    let (mut a, mut b) = ([0.0f32; 3], [0.0f32; 3]);
+    let ea = model.view().project_and_score(&x, &mut a).unwrap();
+    let eb = loaded.project_and_score(&x, &mut b).unwrap();
+    assert_eq!((a, ea), (b, eb));
+    for at in [52usize, 56, 60] {
+        let with_record = edited(&v1, at, &1u32.to_le_bytes());
+        assert_eq!(load(&with_record), Err(Error::BadHeader), "offset {at}");
+    }
 }

@@ -53,6 +53,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         s: 0.25,
         eigenvalues: &eigenvalues,
         threshold: 0.5,
+        fit: kpca::FitInfo::NOT_RECORDED,
     })
     .map_err(|e| format!("gen-model bench: invalid model: {e:?}"))?;
     let mut blob = vec![0u8; view.blob_len()];

@@ -184,6 +184,7 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
         s: 0.4,
         eigenvalues: &eig,
         threshold: spec.threshold,
+        fit: kpca::FitInfo::NOT_RECORDED,
     })
     .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
     let mut blob = vec![0u8; view.blob_len()];

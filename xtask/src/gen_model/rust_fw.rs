@@ -52,6 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         s: 0.25,
         eigenvalues: &eigenvalues,
         threshold: 0.5,
+        fit: kpca::FitInfo::NOT_RECORDED,
     };
     let view = ModelRef::from_parts(parts)
         .map_err(|e| format!("gen-model rust-fw: invalid model: {e:?}"))?;

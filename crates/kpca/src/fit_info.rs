@@ -1,0 +1,180 @@
+//! What a model records of the fit that made it ([`FitInfo`]): the method, the
+//! number of training rows and the total variance, so that the stored
+//! eigenvalues can be read as shares of the variance.
+//!
+//! Eigenvalue convention (blob format 2, every fit): the stored eigenvalues are
+//! mu_l, the eigenvalues of the centred n x n kernel matrix Kc (scikit-learn's
+//! `KernelPCA.eigenvalues_`); for a Nyström fit, of its Nyström approximation.
+//! The variance of score column l over the training rows is mu_l / n (the
+//! `explained_variance_` of the `nystrompca` package), and the share of the
+//! variance it explains is mu_l / [`FitInfo::total_variance`]. A format-1 blob
+//! records none of this ([`FitMethod::NotRecorded`]); its eigenvalues are mu_l
+//! for a full fit but mu_l / n for a Nyström fit.
+
+use crate::error::Error;
+
+/// How the model was fitted.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FitMethod {
+    /// Not recorded (a format-1 blob, or a model built by hand).
+    NotRecorded = 0,
+    /// Full kernel PCA: the stored points are the n training rows.
+    Full = 1,
+    /// Nyström kernel PCA: the stored points are m landmarks.
+    Nystrom = 2,
+}
+
+impl FitMethod {
+    /// The method of a stored code, `None` for an unknown one.
+    pub fn from_u32(code: u32) -> Option<FitMethod> {
+        match code {
+            0 => Some(FitMethod::NotRecorded),
+            1 => Some(FitMethod::Full),
+            2 => Some(FitMethod::Nystrom),
+            _ => None,
+        }
+    }
+}
+
+/// What a model records of its fit (see the module doc for the eigenvalue
+/// convention). Either nothing ([`FitInfo::NOT_RECORDED`]: every field zero)
+/// or all of it: a method, n >= 1 training rows (n = m for a full fit) and a
+/// finite total variance > 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitInfo {
+    /// Full or Nyström.
+    pub method: FitMethod,
+    /// Number of training rows n of the fit.
+    pub n_train: u32,
+    /// The total variance, in the units of the eigenvalues: the denominator
+    /// of the fit's explained-variance ratios.
+    pub total_variance: f32,
+}
+
+impl FitInfo {
+    /// Nothing recorded.
+    pub const NOT_RECORDED: FitInfo = FitInfo {
+        method: FitMethod::NotRecorded,
+        n_train: 0,
+        total_variance: 0.0,
+    };
+
+    /// Whether the fit is recorded.
+    pub fn is_recorded(&self) -> bool {
+        self.method != FitMethod::NotRecorded
+    }
+
+    /// Checks the record for a model of `n_points` stored points:
+    /// [`Error::NonFiniteModel`] for a non-finite total,
+    /// [`Error::InconsistentModel`] for anything else that breaks the rules
+    /// of [`FitInfo`].
+    pub(crate) fn check(&self, n_points: usize) -> Result<(), Error> {
+        if !self.total_variance.is_finite() {
+            return Err(Error::NonFiniteModel);
+        }
+        let n = usize::try_from(self.n_train).unwrap_or(usize::MAX);
+        let ok = match self.method {
+            FitMethod::NotRecorded => n == 0 && self.total_variance.to_bits() == 0,
+            FitMethod::Full => n == n_points && self.total_variance > 0.0,
+            FitMethod::Nystrom => n >= 1 && self.total_variance > 0.0,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::InconsistentModel)
+        }
+    }
+
+    /// The share of the total variance that each of `eigenvalues` explains,
+    /// written into `out` (as many as fit); `None` when nothing is recorded.
+    pub fn variance_shares(&self, eigenvalues: &[f32], out: &mut [f32]) -> Option<usize> {
+        if !self.is_recorded() {
+            return None;
+        }
+        let mut written = 0;
+        for (o, &mu) in out.iter_mut().zip(eigenvalues) {
+            *o = mu / self.total_variance;
+            written += 1;
+        }
+        Some(written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_all_or_nothing() {
+        assert_eq!(FitInfo::NOT_RECORDED.check(5), Ok(()));
+        let full = FitInfo {
+            method: FitMethod::Full,
+            n_train: 5,
+            total_variance: 2.0,
+        };
+        assert_eq!(full.check(5), Ok(()));
+        assert_eq!(full.check(4), Err(Error::InconsistentModel));
+        let ny = FitInfo {
+            method: FitMethod::Nystrom,
+            n_train: 1000,
+            ..full
+        };
+        assert_eq!(ny.check(5), Ok(()));
+        for bad in [
+            FitInfo {
+                n_train: 3,
+                ..FitInfo::NOT_RECORDED
+            },
+            FitInfo {
+                total_variance: 1.0,
+                ..FitInfo::NOT_RECORDED
+            },
+            FitInfo {
+                total_variance: 0.0,
+                ..ny
+            },
+            FitInfo {
+                total_variance: -1.0,
+                ..ny
+            },
+            FitInfo { n_train: 0, ..ny },
+            FitInfo {
+                total_variance: -0.0,
+                ..FitInfo::NOT_RECORDED
+            },
+        ] {
+            assert_eq!(bad.check(5), Err(Error::InconsistentModel), "{bad:?}");
+        }
+        let nan = FitInfo {
+            total_variance: f32::NAN,
+            ..ny
+        };
+        assert_eq!(nan.check(5), Err(Error::NonFiniteModel));
+    }
+
+    #[test]
+    fn shares_divide_by_the_total() {
+        let info = FitInfo {
+            method: FitMethod::Full,
+            n_train: 4,
+            total_variance: 8.0,
+        };
+        let mut out = [0.0; 2];
+        assert_eq!(info.variance_shares(&[4.0, 2.0], &mut out), Some(2));
+        assert_eq!(out, [0.5, 0.25]);
+        assert_eq!(
+            FitInfo::NOT_RECORDED.variance_shares(&[4.0], &mut out),
+            None
+        );
+    }
+
+    #[test]
+    fn stored_codes_round_trip() {
+        for m in [FitMethod::NotRecorded, FitMethod::Full, FitMethod::Nystrom] {
+            assert_eq!(FitMethod::from_u32(m as u32), Some(m));
+        }
+        assert_eq!(FitMethod::from_u32(3), None);
+    }
+}
