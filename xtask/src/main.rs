@@ -9,6 +9,7 @@
 
 mod firmware;
 mod gen_model;
+mod package;
 mod tasks;
 mod test;
 mod util;

@@ -11,7 +11,7 @@ struct Step {
     run: fn() -> Result,
 }
 
-const STEPS: [Step; 9] = [
+const STEPS: [Step; 10] = [
     Step {
         name: "deps",
         what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
@@ -23,6 +23,12 @@ const STEPS: [Step; 9] = [
         what: "format and lints: cargo fmt --check, cargo clippy --all-targets -D warnings, \
                and kpca-staticlib on its own",
         run: lint,
+    },
+    Step {
+        name: "package",
+        what:
+            "cargo package of the publishable crates: only sources and docs, built from the package",
+        run: crate::package::check,
     },
     Step {
         name: "no-std",
