@@ -314,6 +314,12 @@ pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, S
 ///
 /// The static is `NAME` in capitals and the wrapper type `NAMEBlob` in CamelCase;
 /// `name` must be a valid Rust identifier of at most [`MAX_NAME_LEN`] characters.
+/// The constants of the C header come with it (each `#[allow(dead_code)]`, so
+/// a firmware that uses some of them builds without warnings): `NAME_DIM`,
+/// `NAME_N_POINTS`, `NAME_N_COMPONENTS`, `NAME_BLOB_LEN` (usize),
+/// `NAME_KERNEL` (`&str`), `NAME_GAMMA`, `NAME_COEF0`, `NAME_THRESHOLD` (f32,
+/// written so they round-trip) and `NAME_DEGREE` (u32), for sizing buffers
+/// at compile time (`[f32; SENSOR_MODEL_N_COMPONENTS]`).
 pub fn rust_source(blob: &[u8], name: &str) -> Result<String, FitError> {
     check_name(name, RUST_KEYWORDS)?;
     let sum = summarize(blob)?;
@@ -355,5 +361,68 @@ pub fn rust_source(blob: &[u8], name: &str) -> Result<String, FitError> {
         len = blob.len(),
         hex = hex_lines(blob, "    "),
     );
+    rust_constants(&mut out, &upper, &sum, blob.len());
     Ok(out)
+}
+
+/// The constants of [`rust_source`], one `pub const` each.
+fn rust_constants(out: &mut String, upper: &str, sum: &BlobSummary, len: usize) {
+    let rows: [(&str, &str, &str, String); 9] = [
+        ("DIM", "usize", "Input dimension d.", sum.dim.to_string()),
+        (
+            "N_POINTS",
+            "usize",
+            "Stored points m.",
+            sum.n_points.to_string(),
+        ),
+        (
+            "N_COMPONENTS",
+            "usize",
+            "Components k.",
+            sum.n_components.to_string(),
+        ),
+        (
+            "KERNEL",
+            "&str",
+            "Kernel name.",
+            format!("{:?}", sum.kernel),
+        ),
+        (
+            "GAMMA",
+            "f32",
+            "Kernel gamma (0 where unused).",
+            format!("{:?}", sum.gamma),
+        ),
+        (
+            "DEGREE",
+            "u32",
+            "Polynomial degree (0 where unused).",
+            sum.degree.to_string(),
+        ),
+        (
+            "COEF0",
+            "f32",
+            "Kernel coef0 (0 where unused).",
+            format!("{:?}", sum.coef0),
+        ),
+        (
+            "THRESHOLD",
+            "f32",
+            "Anomaly threshold (0 when unset).",
+            format!("{:?}", sum.threshold),
+        ),
+        (
+            "BLOB_LEN",
+            "usize",
+            "Blob length in bytes.",
+            len.to_string(),
+        ),
+    ];
+    out.push('\n');
+    for (field, ty, doc, value) in rows {
+        let _ = writeln!(
+            out,
+            "/// {doc}\n#[allow(dead_code)]\npub const {upper}_{field}: {ty} = {value};"
+        );
+    }
 }

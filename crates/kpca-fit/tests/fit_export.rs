@@ -222,6 +222,20 @@ fn main() {
     assert_eq!((SENSOR_MODEL.0.as_ptr() as usize) % 4, 0);
     let hex: String = SENSOR_MODEL.0.iter().map(|b| format!("{b:02x}")).collect();
     println!("{hex}");
+    let y = [0.0f32; SENSOR_MODEL_N_COMPONENTS];
+    assert_eq!(SENSOR_MODEL_BLOB_LEN, SENSOR_MODEL.0.len());
+    println!(
+        "{} {} {} {} {} {} {} {:?} {}",
+        SENSOR_MODEL_DIM,
+        SENSOR_MODEL_N_POINTS,
+        y.len(),
+        SENSOR_MODEL_KERNEL,
+        SENSOR_MODEL_GAMMA.to_bits(),
+        SENSOR_MODEL_DEGREE,
+        SENSOR_MODEL_COEF0.to_bits(),
+        SENSOR_MODEL_THRESHOLD,
+        SENSOR_MODEL_BLOB_LEN
+    );
 }
 "#,
     )
@@ -240,10 +254,26 @@ fn main() {
     );
     let run = Command::new(&exe).output().expect("runs");
     assert!(run.status.success());
-    assert_eq!(String::from_utf8_lossy(&run.stdout).trim(), want_hex);
-    // And the blob loads in place with the core.
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some(want_hex.as_str()));
+    // And the blob loads in place with the core, which agrees with the constants.
     let aligned = Aligned::new(&blob);
     let model = kpca::ModelRef::from_bytes(aligned.bytes()).expect("loads");
+    let (gamma, degree, coef0) = model.kernel().params();
+    let want_constants = format!(
+        "{} {} {} {} {} {} {} {:?} {}",
+        model.dim(),
+        model.n_points(),
+        model.n_components(),
+        model.kernel().id().name(),
+        gamma.to_bits(),
+        degree,
+        coef0.to_bits(),
+        model.threshold(),
+        blob.len()
+    );
+    assert_eq!(lines.next(), Some(want_constants.as_str()));
     assert_eq!(
         (model.dim(), model.n_points(), model.n_components()),
         (8, 32, 4)
