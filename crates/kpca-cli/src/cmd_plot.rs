@@ -1,9 +1,10 @@
 //! `kpca plot`: scatter of the first two components and the scree plot, as SVG.
 
-use crate::error::CliResult;
+use crate::cmd_project::check_one_stdin;
+use crate::error::{CliError, CliResult};
 use crate::model_file::ModelFile;
 use crate::model_summary::explained_among_stored;
-use crate::output::write_file;
+use crate::output::{is_stdout, output_name, write_output, Console};
 use crate::plot::{group_by_label, scatter_svg, scree_svg, two_panel_svg, Figure};
 use crate::projection::{project_rows, read_rows_for};
 use crate::table::read_labels;
@@ -16,11 +17,12 @@ use std::path::PathBuf;
     after_help = "The scatter shows the first two kernel-PCA coordinates of every \
     input row, computed by the device's f32 code (a model with one component shows \
     component 1 against the anomaly score). The scree plot shows each stored \
-    eigenvalue's share among the k stored ones, and the cumulative share.\n\n\
+    eigenvalue's share among the k stored ones, and the cumulative share. With --output - \
+    the SVG goes to standard output and the report to standard error.\n\n\
     Example:\n  kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg"
 )]
 pub struct PlotArgs {
-    /// Model blob written by `kpca fit` (required).
+    /// Model blob written by `kpca fit`, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub model: PathBuf,
     /// Data to plot: a CSV or NPY file with the model's d features per row, or `-`
@@ -31,17 +33,42 @@ pub struct PlotArgs {
     /// line); points are coloured by label [default: none, one colour].
     #[arg(long, value_name = "FILE")]
     pub labels: Option<PathBuf>,
-    /// Where to write the SVG (required).
+    /// Where to write the SVG, or `-` for standard output (required).
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Write the scree plot to this separate SVG file, and only the scatter to
-    /// --output [default: none: both panels side by side in --output].
+    /// Write the scree plot to this separate SVG file (or `-`), and only the
+    /// scatter to --output [default: none: both panels side by side in --output].
     #[arg(long, value_name = "FILE")]
     pub scree_output: Option<PathBuf>,
+    /// Print no report, only warnings and errors [default: off].
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Checks the input and output arguments: at most one of them is standard
+/// input, at most one standard output.
+fn check_outputs(args: &PlotArgs) -> CliResult<()> {
+    check_one_stdin(&args.model, &args.input)?;
+    if args.labels.as_deref().is_some_and(is_stdout)
+        && (is_stdout(&args.model) || is_stdout(&args.input))
+    {
+        return Err(CliError::usage(
+            "--labels -: only one of --model, --input and --labels can read standard input",
+        ));
+    }
+    if args.scree_output.as_deref().is_some_and(is_stdout) && is_stdout(&args.output) {
+        return Err(CliError::usage(
+            "--output - and --scree-output -: only one of them can be standard output",
+        ));
+    }
+    Ok(())
 }
 
 /// Runs `kpca plot`.
 pub fn run(args: &PlotArgs) -> CliResult<()> {
+    check_outputs(args)?;
+    let to_stdout = is_stdout(&args.output) || args.scree_output.as_deref().is_some_and(is_stdout);
+    let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
     let model = file.model()?;
     let table = read_rows_for(&model, &args.input)?;
@@ -87,18 +114,20 @@ pub fn run(args: &PlotArgs) -> CliResult<()> {
     };
     match &args.scree_output {
         Some(scree_path) => {
-            write_file(&args.output, scatter_svg(&fig)?.as_bytes())?;
-            write_file(scree_path, scree_svg(&fig)?.as_bytes())?;
-            println!(
+            write_output(&args.output, scatter_svg(&fig)?.as_bytes())?;
+            write_output(scree_path, scree_svg(&fig)?.as_bytes())?;
+            console.report(&format!(
                 "wrote {} (scatter) and {} (scree)",
-                args.output.display(),
-                scree_path.display()
-            );
+                output_name(&args.output),
+                output_name(scree_path)
+            ))
         }
         None => {
-            write_file(&args.output, two_panel_svg(&fig)?.as_bytes())?;
-            println!("wrote {} (scatter and scree)", args.output.display());
+            write_output(&args.output, two_panel_svg(&fig)?.as_bytes())?;
+            console.report(&format!(
+                "wrote {} (scatter and scree)",
+                output_name(&args.output)
+            ))
         }
     }
-    Ok(())
 }
