@@ -279,7 +279,7 @@ fn read_landmarks(args: &FitArgs) -> CliResult<Option<Vec<usize>>> {
         return Ok(None);
     };
     let idx = read_indices(path)?;
-    fit_checks::check_landmark_list(&idx, args.components, &Source::from_arg(path).name())?;
+    fit_checks::check_landmark_list(&idx, &Source::from_arg(path).name())?;
     Ok(Some(idx))
 }
 

@@ -185,28 +185,27 @@ fn check_kernel_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
     Ok(())
 }
 
-/// Checks a landmark count against `--components` and [`MAX_POINTS`]; returns
-/// the message when it is out of range.
-fn landmark_count_problem(m: usize, k: usize) -> Option<String> {
-    if m < k {
-        return Some(format!(
-            "at least {} are needed (one per component, --components {k}), and at most the \
-             number of training rows",
-            count(k, "landmark")
-        ));
-    }
-    if m > MAX_POINTS {
-        return Some(format!(
-            "at most {} fit the device model (kpca::MAX_POINTS)",
-            count(MAX_POINTS, "landmark")
-        ));
-    }
-    None
+/// The message for more landmarks than the device model holds.
+fn too_many_landmarks() -> String {
+    format!(
+        "at most {} fit the device model (kpca::MAX_POINTS)",
+        count(MAX_POINTS, "landmark")
+    )
+}
+
+/// The message for a landmark count outside k..=n.
+fn landmark_range(k: usize, n: usize, data: &str) -> String {
+    format!(
+        "needs between {k} and {n} landmarks: at least one per component (--components {k}) \
+         and at most one per training row ({data} has {})",
+        count(n, "row")
+    )
 }
 
 /// Everything about the flags that needs no data: the ranges of
 /// `--components`, `--gamma`, `--degree`, `--coef0`, `--false-alarm-rate` and
-/// `--nystrom`, and which inputs read standard input. Warns (on `console`)
+/// `--nystrom` (at most [`MAX_POINTS`]; against `--components` and the rows in
+/// [`check_data`], to name both bounds), and which inputs read standard input. Warns (on `console`)
 /// about flags the chosen kernel or method ignores.
 pub fn check_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
     check_components(args.components)?;
@@ -219,10 +218,11 @@ pub fn check_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
             number_text(rate)
         )));
     }
-    if let Some(m) = args.nystrom {
-        if let Some(problem) = landmark_count_problem(m, args.components) {
-            return Err(CliError::usage(format!("--nystrom {m}: {problem}")));
-        }
+    if let Some(m) = args.nystrom.filter(|&m| m > MAX_POINTS) {
+        return Err(CliError::usage(format!(
+            "--nystrom {m}: {}",
+            too_many_landmarks()
+        )));
     }
     let nystrom = args.nystrom.is_some() || args.landmarks.is_some();
     if let Some(solver) = args.solver.filter(|&s| nystrom && s != SolverArg::Auto) {
@@ -243,13 +243,14 @@ pub fn check_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
     Ok(())
 }
 
-/// Checks a landmark list read from `name`: its length against `--components`
-/// and [`MAX_POINTS`], and that no index repeats.
-pub fn check_landmark_list(indices: &[usize], k: usize, name: &str) -> CliResult<()> {
-    if let Some(problem) = landmark_count_problem(indices.len(), k) {
+/// Checks a landmark list read from `name`: its length against
+/// [`MAX_POINTS`], and that no index repeats.
+pub fn check_landmark_list(indices: &[usize], name: &str) -> CliResult<()> {
+    if indices.len() > MAX_POINTS {
         return Err(CliError::input(format!(
-            "{name}: {}: {problem}",
-            count(indices.len(), "landmark")
+            "{name}: {}: {}",
+            count(indices.len(), "landmark"),
+            too_many_landmarks()
         )));
     }
     let mut sorted = indices.to_vec();
@@ -355,23 +356,23 @@ fn check_landmarks_in_range(
     table: &Table<f64>,
     landmarks: Option<&[usize]>,
 ) -> CliResult<()> {
-    let n = table.n_rows();
-    if let Some(m) = args.nystrom.filter(|&m| m > n) {
-        return Err(CliError::input(format!(
-            "--nystrom {m}: at most {} (the training rows of {}), and at least {}",
-            count(n, "landmark"),
-            table.name,
-            count(args.components, "landmark")
-        )));
+    let (n, k) = (table.n_rows(), args.components);
+    if let Some(m) = args.nystrom.filter(|&m| m < k || m > n) {
+        let msg = format!("--nystrom {m}: {}", landmark_range(k, n, &table.name));
+        // Fewer than --components is the flags' fault; more than n the data's.
+        return Err(if m < k {
+            CliError::usage(msg)
+        } else {
+            CliError::input(msg)
+        });
     }
     if let (Some(idx), Some(path)) = (landmarks, &args.landmarks) {
         let name = crate::table::Source::from_arg(path).name();
-        if idx.len() > n {
+        if idx.len() < k || idx.len() > n {
             return Err(CliError::input(format!(
-                "{name}: {}, but {} has only {}",
+                "{name}: {}: {}",
                 count(idx.len(), "landmark"),
-                table.name,
-                count(n, "row")
+                landmark_range(k, n, &table.name)
             )));
         }
         if let Some(&bad) = idx.iter().find(|&&i| i >= n) {

@@ -118,14 +118,6 @@ fn flag_limits_are_checked_before_the_data_is_read() {
         2,
         &["--components 0: at least 1 component is needed"],
     );
-    assert_fails(
-        rbf(&["--components", "3", "--nystrom", "2"]),
-        2,
-        &[
-            "--nystrom 2: at least 3 landmarks are needed (one per component, --components 3), \
-           and at most the number of training rows",
-        ],
-    );
     let too_many = (MAX_POINTS + 1).to_string();
     assert_fails(
         rbf(&["--components", "1", "--nystrom", &too_many]),
@@ -255,8 +247,21 @@ fn data_checks_name_the_flag_the_limit_the_value_and_1_based_positions() {
         ),
         1,
         &[
-            "--nystrom 41: at most 40 landmarks (the training rows of",
-            "and at least 2 landmarks",
+            "--nystrom 41: needs between 2 and 40 landmarks: at least one per component \
+           (--components 2) and at most one per training row (",
+            "small.csv has 40 rows)",
+        ],
+    );
+    // Too few for the components: the flags disagree (2), and n is named too.
+    assert_fails(
+        dir.fit(
+            &small,
+            &["--kernel", "rbf", "--components", "3", "--nystrom", "2"],
+        ),
+        2,
+        &[
+            "--nystrom 2: needs between 3 and 40 landmarks: at least one per component \
+           (--components 3)",
         ],
     );
     let few = dir.write("few.csv", "1,2\n3,4\n5,7\n");
@@ -293,7 +298,7 @@ fn data_checks_name_the_flag_the_limit_the_value_and_1_based_positions() {
             &["--kernel", "rbf", "--components", "2", "--landmarks", &idx],
         ),
         1,
-        &["one.csv: 1 landmark: at least 2 landmarks are needed"],
+        &["one.csv: 1 landmark: needs between 2 and 40 landmarks"],
     );
     // Constant column, 1-based, with its header name.
     let constant = dir.write("const.csv", "a,b,c\n1,5,2\n2,5,1\n3,5,7\n");
