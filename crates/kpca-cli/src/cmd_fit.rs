@@ -262,14 +262,25 @@ fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
     }
 }
 
-/// The error of a fitted model that does not fit the f32 device model.
-fn device_failure(e: FitError, name: &str) -> CliError {
+/// The error of a fitted model that does not fit the f32 device model (the
+/// input values were checked: kernel values or coefficients overflow f32).
+fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
+    let change = match args.kernel {
+        KernelArg::Poly => "use a smaller --gamma or --degree",
+        KernelArg::Linear | KernelArg::Cosine => "rescale the data",
+        _ => "use a smaller --gamma",
+    };
+    let standardize = if args.standardize {
+        ""
+    } else {
+        ", or pass --standardize"
+    };
     match e {
         FitError::Device { what, source } => CliError::input(format!(
-            "{name}: the fitted model cannot run on the f32 device model ({what}): {source}; \
-             rescale the data or pass --standardize, or use a smaller --gamma"
+            "{name}: the fitted model does not fit the f32 device model ({what}: {source}): its \
+             kernel values or coefficients pass the f32 range; {change}{standardize}"
         )),
-        other => CliError::input(format!("{name}: cannot build the device model: {other}")),
+        other => CliError::input(format!("{name}: {other}")),
     }
 }
 
@@ -494,7 +505,7 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let fit_time = fit_start.elapsed();
     let blob = fitted
         .to_blob()
-        .map_err(|e| device_failure(e, &table.name))?;
+        .map_err(|e| device_failure(e, args, &table.name))?;
     write_output(&args.output, &blob)?;
     for w in fitted.warnings() {
         console.warning(&w.to_string());

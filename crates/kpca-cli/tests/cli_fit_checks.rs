@@ -378,6 +378,38 @@ fn values_past_the_f32_range_are_named_with_their_position() {
 }
 
 #[test]
+fn a_model_past_the_f32_range_is_reported_once_with_the_flags_to_change() {
+    let dir = Dir::new();
+    // (1e3 x'z + 1)^16 is finite in f64 and past f32 for these rows.
+    let input = dir.write("lin.csv", "1,2\n2,1\n3,5\n4,4\n5,9\n6,2\n");
+    let args = [
+        "--kernel",
+        "poly",
+        "--degree",
+        "16",
+        "--gamma",
+        "1e3",
+        "--components",
+        "2",
+    ];
+    let (code, _, stderr) = dir.fit(&input, &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("lin.csv: the fitted model does not fit the f32 device model"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("use a smaller --gamma or --degree, or pass --standardize"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("device model").count(),
+        1,
+        "said once: {stderr}"
+    );
+}
+
+#[test]
 fn kernel_flags_the_kernel_does_not_use_are_ignored_with_a_warning() {
     let dir = Dir::new();
     let input = dir.write("small.csv", csv(None, &small_rows()));
