@@ -1,9 +1,10 @@
 //! `kpca export`: a model file as C source, a raw blob, or Rust source.
 
 use crate::error::{CliError, CliResult};
+use crate::hints::{self, ModelShape};
 use crate::model_file::ModelFile;
 use crate::model_summary::{device_kernel_text, info_from_model};
-use crate::output::{ensure_dir, write_file};
+use crate::output::{ensure_dir, is_stdout, write_file, write_stdout, Console};
 use clap::{Args, ValueEnum};
 use kpca_fit::{export, ExportInfo, FitError};
 use std::path::{Path, PathBuf};
@@ -25,11 +26,14 @@ pub enum ExportFormat {
     after_help = "Files written: --format c: DIR/NAME.h and DIR/NAME.c (const, \
     4-byte-aligned blob NAME_blob and NAME_blob_len; load with kpca_model_from_bytes); \
     --format blob: DIR/NAME.kpca; --format rust: DIR/NAME.rs (a `static` NAME in capitals; \
-    load with kpca::ModelRef::from_bytes(&NAME.0)).\n\n\
+    load with kpca::ModelRef::from_bytes(&NAME.0)). With --output-dir - the one file goes to \
+    standard output (--format c: the header followed by the source, one self-contained C \
+    file) and the report to standard error. A hint on standard error flags a model larger \
+    than a typical microcontroller's flash.\n\n\
     Example:\n  kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/"
 )]
 pub struct ExportArgs {
-    /// Model blob written by `kpca fit` (required).
+    /// Model blob written by `kpca fit`, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub model: PathBuf,
     /// Output format.
@@ -39,15 +43,64 @@ pub struct ExportArgs {
     /// (ASCII letters, digits and '_', not starting with a digit, at most 48 characters).
     #[arg(long, value_name = "NAME", default_value = "kpca_model")]
     pub name: String,
-    /// Directory to write into (created if missing).
+    /// Directory to write into (created if missing), or `-` for standard output.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub output_dir: PathBuf,
+    /// Print no report and no hints, only warnings and errors [default: off].
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 fn export_error(e: FitError) -> CliError {
     match e {
         FitError::BadName { .. } => CliError::usage(format!("--name: {e}")),
         other => CliError::input(format!("cannot export: {other}")),
+    }
+}
+
+/// Checks a blob file name: ASCII letters, digits, '_', '-', '.', not
+/// starting with '.'.
+fn check_file_name(name: &str) -> CliResult<()> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError::usage(format!(
+            "--name: invalid file name {name:?} (use ASCII letters, digits, '_', '-', '.')"
+        )))
+    }
+}
+
+/// The export of `blob` as one file's bytes, for standard output: the blob,
+/// the Rust source, or for C the header followed by the source without its
+/// `#include "NAME.h"` line (one self-contained translation unit).
+pub fn export_single(
+    blob: &[u8],
+    info: &ExportInfo,
+    format: ExportFormat,
+    name: &str,
+) -> CliResult<Vec<u8>> {
+    match format {
+        ExportFormat::Blob => {
+            check_file_name(name)?;
+            Ok(blob.to_vec())
+        }
+        ExportFormat::Rust => Ok(export::rust_source(blob, name)
+            .map_err(export_error)?
+            .into_bytes()),
+        ExportFormat::C => {
+            let (h, c) = export::c_source(blob, name, info).map_err(export_error)?;
+            let include = format!("#include \"{name}.h\"");
+            let source: String = c
+                .split_inclusive('\n')
+                .filter(|line| line.trim_end() != include)
+                .collect();
+            Ok(format!("{h}\n{source}").into_bytes())
+        }
     }
 }
 
@@ -77,16 +130,7 @@ pub fn export_blob(
             written.push(path);
         }
         ExportFormat::Blob => {
-            let ok = !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-                && !name.starts_with('.');
-            if !ok {
-                return Err(CliError::usage(format!(
-                    "--name: invalid file name {name:?} (use ASCII letters, digits, '_', '-', '.')"
-                )));
-            }
+            check_file_name(name)?;
             let path = dir.join(format!("{name}.kpca"));
             write_file(&path, blob)?;
             written.push(path);
@@ -97,27 +141,38 @@ pub fn export_blob(
 
 /// Runs `kpca export`.
 pub fn run(args: &ExportArgs) -> CliResult<()> {
+    let to_stdout = is_stdout(&args.output_dir);
+    let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
     let model = file.model()?;
     let info = info_from_model(&model, &file.name);
-    let written = export_blob(
-        file.bytes(),
-        &info,
-        args.format,
-        &args.name,
-        &args.output_dir,
-    )?;
-    for path in &written {
-        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-        println!("wrote {} ({size} bytes)", path.display());
+    if to_stdout {
+        let bytes = export_single(file.bytes(), &info, args.format, &args.name)?;
+        write_stdout(&bytes)?;
+        console.report(&format!("wrote <stdout> ({} bytes)", bytes.len()))?;
+    } else {
+        let written = export_blob(
+            file.bytes(),
+            &info,
+            args.format,
+            &args.name,
+            &args.output_dir,
+        )?;
+        for path in &written {
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            console.report(&format!("wrote {} ({size} bytes)", path.display()))?;
+        }
     }
-    println!(
+    console.report(&format!(
         "model: {}, d = {}, m = {}, k = {}, blob {} bytes",
         device_kernel_text(&model.kernel()),
         model.dim(),
         model.n_points(),
         model.n_components(),
         file.bytes().len()
-    );
+    ))?;
+    if let Some(hint) = hints::flash_hint(&ModelShape::of(&model)) {
+        console.hint(&hint);
+    }
     Ok(())
 }

@@ -1,11 +1,19 @@
 //! `kpca fit`: fit a model on training data and write the device model blob.
+//!
+//! The flags are checked before the data is read and the data before the fit
+//! ([`crate::fit_checks`]); the report goes to standard output, or to standard
+//! error with `--output -`; hints about a likely useless model follow it on
+//! standard error ([`crate::hints`]).
 
-use crate::error::{fit_error, CliError, CliResult};
-use crate::output::{float_text, write_file};
-use crate::table::{read_indices, read_table, Table};
+use crate::error::{count, fit_error, CliError, CliResult};
+use crate::fit_checks::{self, ColumnStats};
+use crate::hints::{self, KernelFacts, ModelShape};
+use crate::output::{float_text, is_stdout, output_name, write_output, Console};
+use crate::table::{read_indices, read_table, Source, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
-    Dataset, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver, SolverReport,
+    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
+    SolverReport,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -52,6 +60,17 @@ pub enum SolverArg {
     Iterative,
 }
 
+impl SolverArg {
+    /// The name as typed.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverArg::Auto => "auto",
+            SolverArg::Dense => "dense",
+            SolverArg::Iterative => "iterative",
+        }
+    }
+}
+
 impl From<SolverArg> for Solver {
     fn from(s: SolverArg) -> Solver {
         match s {
@@ -62,15 +81,52 @@ impl From<SolverArg> for Solver {
     }
 }
 
+/// The text after the options in `kpca fit --help`: input format, limits,
+/// outputs, hints, an example.
+fn after_help() -> String {
+    format!(
+        "Input format: CSV (comma- or whitespace-separated, optional header line, '#' \
+         comments) or NPY (f32/f64, C order, 2-D rows x features or 1-D one column). Rows are \
+         used exactly as given unless --standardize is passed.\n\n\
+         {}\n\n\
+         Output: the model blob goes to --output (`-`: standard output, and the report then \
+         goes to standard error). Kernel parameters the chosen kernel does not use (--degree \
+         with rbf, ...) are ignored with a warning, as scikit-learn ignores them.\n\n\
+         Hints: one-line hints on standard error flag a model that is likely useless: kept \
+         variance below {:.0}%, kept eigenvalues all within {:.0}% of each other, column \
+         standard deviations more than {}x apart without --standardize, a model larger than \
+         {} KiB of flash. --quiet drops them and the report (warnings and errors remain).\n\n\
+         Example:\n  kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 \
+         --standardize --output model.kpca",
+        fit_checks::limits_help(),
+        100.0 * hints::LOW_VARIANCE,
+        100.0 * (1.0 - hints::EQUAL_EIGENVALUES),
+        hints::SCALE_RATIO,
+        hints::FLASH_BYTES / 1024
+    )
+}
+
+/// The help of `--components`, with the device model's limit.
+fn components_help() -> String {
+    format!(
+        "Number of components k to keep, 1 to {} (kpca::MAX_COMPONENTS, the device model's \
+         limit) (required)",
+        kpca::MAX_COMPONENTS
+    )
+}
+
+/// The help of `--degree`, with the core's range.
+fn degree_help() -> String {
+    format!(
+        "Polynomial degree, 1 to {} (kpca::MAX_DEGREE) (poly only; ignored with a warning by \
+         the other kernels) [default: 3]",
+        kpca::MAX_DEGREE
+    )
+}
+
 /// Arguments of `kpca fit`.
 #[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Input format: CSV (comma- or whitespace-separated, optional header \
-    line, '#' comments) or NPY (f32/f64, C order, 2-D rows x features or 1-D one column). \
-    Rows are used exactly as given unless --standardize is passed.\n\n\
-    Example:\n  kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 \
-    --standardize --output model.kpca"
-)]
+#[command(after_help = after_help())]
 pub struct FitArgs {
     /// Training data: a CSV or NPY file, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
@@ -78,46 +134,43 @@ pub struct FitArgs {
     /// Kernel, with scikit-learn's names (required).
     #[arg(long, value_enum, value_name = "KERNEL")]
     pub kernel: KernelArg,
-    /// Kernel gamma (rbf, laplacian, poly, sigmoid; ignored by linear and cosine)
-    /// [default: 1/d, d = number of input features, as scikit-learn].
+    /// Kernel gamma, > 0 (rbf, laplacian, poly, sigmoid; ignored with a warning by
+    /// linear and cosine) [default: 1/d, d = number of input features, as scikit-learn].
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
     pub gamma: Option<f64>,
-    /// Number of components k to keep (required).
-    #[arg(long, value_name = "K")]
+    /// Number of components k (see the help text for the limit).
+    #[arg(long, value_name = "K", help = components_help())]
     pub components: usize,
-    /// Polynomial degree (poly only).
-    #[arg(long, value_name = "D", default_value_t = 3)]
-    pub degree: u32,
-    /// Additive constant coef0 (poly and sigmoid only).
-    #[arg(
-        long,
-        value_name = "C",
-        default_value_t = 1.0,
-        allow_negative_numbers = true
-    )]
-    pub coef0: f64,
+    /// Polynomial degree (poly only; see the help text for the range).
+    #[arg(long, value_name = "D", help = degree_help())]
+    pub degree: Option<u32>,
+    /// Additive constant coef0 (poly and sigmoid only; ignored with a warning by
+    /// the other kernels) [default: 1].
+    #[arg(long, value_name = "C", allow_negative_numbers = true)]
+    pub coef0: Option<f64>,
     /// Standardise each feature with the training mean and standard deviation
     /// (ddof = 0); both go into the model and the device applies them
     /// [default: off: rows are used exactly as given].
     #[arg(long)]
     pub standardize: bool,
     /// Nyström kernel PCA on M landmarks drawn uniformly at random from the
-    /// training rows (with --seed) [default: off: full kernel PCA, every training
-    /// row is stored].
+    /// training rows (with --seed), --components <= M <= rows [default: off: full
+    /// kernel PCA, every training row is stored].
     #[arg(long, value_name = "M", conflicts_with = "landmarks")]
     pub nystrom: Option<usize>,
     /// Seed of the landmark draw (with --nystrom) [default: 0].
     #[arg(long, value_name = "S", requires = "nystrom")]
     pub seed: Option<u64>,
     /// Nyström kernel PCA on these landmarks: a file of 0-based training row
-    /// indices, one per line [default: none].
+    /// indices, one per line, or `-` for standard input [default: none].
     #[arg(long, value_name = "FILE")]
     pub landmarks: Option<PathBuf>,
-    /// Eigen solver of a full fit (Nyström always solves m x m problems densely).
-    #[arg(long, value_enum, value_name = "SOLVER", default_value_t = SolverArg::Auto)]
-    pub solver: SolverArg,
-    /// Fraction of training rows allowed above the anomaly threshold: the
-    /// threshold is the (1 - R) quantile of the training anomaly scores.
+    /// Eigen solver of a full fit (a Nyström fit always solves its m x m problems
+    /// densely; the flag is then ignored with a warning) [default: auto].
+    #[arg(long, value_enum, value_name = "SOLVER")]
+    pub solver: Option<SolverArg>,
+    /// Fraction of training rows allowed above the anomaly threshold, between 0 and
+    /// 1: the threshold is the (1 - R) quantile of the training anomaly scores.
     #[arg(
         long,
         value_name = "R",
@@ -126,17 +179,26 @@ pub struct FitArgs {
     )]
     pub false_alarm_rate: f64,
     /// Where to write the model blob (the core's format, loadable as it is by
-    /// kpca_model_from_bytes / ModelRef::from_bytes) (required).
+    /// kpca_model_from_bytes / ModelRef::from_bytes), or `-` for standard output
+    /// (required).
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Print no report and no hints, only warnings and errors [default: off].
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
-/// The kernel spec of the arguments (gamma unresolved when not given).
-fn kernel_spec(kernel: KernelArg, gamma: Option<f64>, degree: u32, coef0: f64) -> KernelSpec {
-    let mut spec = KernelSpec::new(kernel.kind());
-    spec.gamma = gamma;
-    spec.degree = degree;
-    spec.coef0 = coef0;
+/// The kernel spec of the arguments (gamma unresolved when not given; degree
+/// and coef0 scikit-learn's defaults when not given).
+fn kernel_spec(args: &FitArgs) -> KernelSpec {
+    let mut spec = KernelSpec::new(args.kernel.kind());
+    spec.gamma = args.gamma;
+    if let Some(degree) = args.degree {
+        spec.degree = degree;
+    }
+    if let Some(coef0) = args.coef0 {
+        spec.coef0 = coef0;
+    }
     spec
 }
 
@@ -154,27 +216,104 @@ fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
     out
 }
 
+/// The fit's errors, worded with the flags (the checks before the fit leave
+/// only those that depend on the fit itself).
+fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
+    match e {
+        FitError::TooManyComponents {
+            requested,
+            positive,
+            examined,
+        } => CliError::input(format!(
+            "{name}: --components {requested}: the centred kernel matrix has only {} (of the \
+             {examined} computed), so at most --components {positive} can be kept",
+            count(positive, "positive eigenvalue")
+        )),
+        FitError::NotConverged {
+            iterations,
+            residual,
+            ..
+        } => CliError::input(format!(
+            "{name}: the iterative eigen solver did not converge after {iterations} restarts \
+             (largest relative residual {residual:e}); use --solver dense"
+        )),
+        FitError::NonFiniteKernel => CliError::input(format!(
+            "{name}: a kernel value is NaN or infinite{}: use a smaller --gamma{}, or pass \
+             --standardize",
+            if args.kernel == KernelArg::Poly {
+                " (poly)"
+            } else {
+                ""
+            },
+            if args.kernel == KernelArg::Poly {
+                " or --degree"
+            } else {
+                ""
+            }
+        )),
+        FitError::ConstantData => CliError::input(format!(
+            "{name}: every row is the same point: there is no variance to analyse"
+        )),
+        FitError::SingularLandmarks => CliError::input(format!(
+            "{name}: the landmarks' kernel matrix has no eigenvalue above the pseudo-inverse \
+             tolerance (all landmarks the same point?): choose other --landmarks or another --seed"
+        )),
+        other => fit_error(other, name),
+    }
+}
+
+/// The error of a fitted model that does not fit the f32 device model (the
+/// input values were checked: kernel values or coefficients overflow f32).
+fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
+    let change = match args.kernel {
+        KernelArg::Poly => "use a smaller --gamma or --degree",
+        KernelArg::Linear | KernelArg::Cosine => "rescale the data",
+        _ => "use a smaller --gamma",
+    };
+    let standardize = if args.standardize {
+        ""
+    } else {
+        ", or pass --standardize"
+    };
+    match e {
+        FitError::Device { what, source } => CliError::input(format!(
+            "{name}: the fitted model does not fit the f32 device model ({what}: {source}): its \
+             kernel values or coefficients pass the f32 range; {change}{standardize}"
+        )),
+        other => CliError::input(format!("{name}: {other}")),
+    }
+}
+
+/// Reads and checks the `--landmarks` file.
+fn read_landmarks(args: &FitArgs) -> CliResult<Option<Vec<usize>>> {
+    let Some(path) = &args.landmarks else {
+        return Ok(None);
+    };
+    let idx = read_indices(path)?;
+    fit_checks::check_landmark_list(&idx, &Source::from_arg(path).name())?;
+    Ok(Some(idx))
+}
+
 /// Fits with the given parameters, reporting progress on a terminal.
-fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
+fn fit_table(
+    args: &FitArgs,
+    table: &Table<f64>,
+    landmarks: Option<Vec<usize>>,
+) -> CliResult<FittedKpca> {
     let name = &table.name;
     let mut params = KernelPca::params()
-        .kernel(kernel_spec(
-            args.kernel,
-            args.gamma,
-            args.degree,
-            args.coef0,
-        ))
+        .kernel(kernel_spec(args))
         .n_components(args.components)
-        .solver(args.solver.into())
+        .solver(args.solver.unwrap_or(SolverArg::Auto).into())
         .standardize(args.standardize)
         .false_alarm_rate(args.false_alarm_rate);
     if let Some(m) = args.nystrom {
         params = params.nystrom(Nystrom::random(m, args.seed.unwrap_or(0)));
     }
-    if let Some(path) = &args.landmarks {
-        params = params.nystrom(Nystrom::indices(read_indices(path)?));
+    if let Some(idx) = landmarks {
+        params = params.nystrom(Nystrom::indices(idx));
     }
-    let valid = params.check().map_err(|e| fit_error(e, name))?;
+    let valid = params.check().map_err(|e| fit_failure(e, args, name))?;
     let data = Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, name))?;
     let method = match (&args.nystrom, &args.landmarks) {
         (Some(m), _) => format!("Nyström, {m} landmarks"),
@@ -186,7 +325,7 @@ fn fit_table(args: &FitArgs, table: &Table<f64>) -> CliResult<FittedKpca> {
         table.n_rows(),
         table.n_cols
     );
-    with_spinner(msg, || valid.fit(&data)).map_err(|e| fit_error(e, name))
+    with_spinner(msg, || valid.fit(&data)).map_err(|e| fit_failure(e, args, name))
 }
 
 /// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`.
@@ -214,16 +353,20 @@ fn join(values: &[f64], fmt: impl Fn(f64) -> String) -> String {
         .join("  ")
 }
 
-/// Prints the fit report (eigenvalues, explained variance, threshold).
-fn print_fit_report(fitted: &FittedKpca) {
+/// The first lines of the fit report: method, kernel, solver, data.
+fn report_head(fitted: &FittedKpca) -> Vec<String> {
     let method = match fitted.method() {
         Method::Full => "full kernel PCA".to_string(),
         Method::Nystrom { landmarks, seed } => match seed {
             Some(s) => format!(
-                "Nyström kernel PCA, {} landmarks (seed {s})",
-                landmarks.len()
+                "Nyström kernel PCA, {} (seed {s})",
+                count(landmarks.len(), "landmark")
             ),
-            None => format!("Nyström kernel PCA, {} given landmarks", landmarks.len()),
+            None => format!(
+                "Nyström kernel PCA, {} given landmark{}",
+                landmarks.len(),
+                if landmarks.len() == 1 { "" } else { "s" }
+            ),
         },
     };
     let solver = match fitted.solver() {
@@ -234,78 +377,158 @@ fn print_fit_report(fitted: &FittedKpca) {
         } => format!("iterative ({matvecs} products, max residual {max_residual:.1e})"),
         SolverReport::NystromDense => "dense (m x m)".to_string(),
     };
-    println!(
-        "fitted: {method}, kernel {}, solver {solver}",
-        kernel_text(&fitted.kernel())
-    );
-    println!(
-        "data: n = {} rows, d = {} features, standardised: {}",
-        fitted.n_train(),
-        fitted.n_features(),
-        if fitted.standardization().is_some() {
-            "yes"
-        } else {
-            "no"
-        }
-    );
+    vec![
+        format!(
+            "fitted: {method}, kernel {}, solver {solver}",
+            kernel_text(&fitted.kernel())
+        ),
+        format!(
+            "data: n = {} rows, d = {} features, standardised: {}",
+            fitted.n_train(),
+            fitted.n_features(),
+            if fitted.standardization().is_some() {
+                "yes"
+            } else {
+                "no"
+            }
+        ),
+    ]
+}
+
+/// The fit report (eigenvalues, explained variance, threshold), line by line.
+fn report_lines(fitted: &FittedKpca) -> Vec<String> {
+    let mut lines = report_head(fitted);
     let label = match fitted.method() {
         Method::Full => "eigenvalues (of the centred kernel matrix)",
         Method::Nystrom { .. } => "eigenvalues (score variances)",
     };
-    println!(
+    lines.push(format!(
         "{label}: {}",
         join(fitted.eigenvalues(), |v| format!("{v:.6}"))
-    );
+    ));
     let ratio = fitted.explained_variance_ratio();
     let total: f64 = ratio.iter().sum();
-    println!(
+    lines.push(format!(
         "explained variance ratio: {} (total {:.4})",
         join(ratio, |v| format!("{v:.4}")),
         total
-    );
-    if fitted.threshold() > 0.0 {
-        println!(
+    ));
+    lines.push(if fitted.threshold() > 0.0 {
+        format!(
             "anomaly threshold: {} (false-alarm rate {} on the training rows)",
             float_text(fitted.threshold() as f32),
             fitted.false_alarm_rate()
-        );
+        )
     } else {
-        println!("anomaly threshold: unset (0)");
+        "anomaly threshold: unset (0)".to_string()
+    });
+    lines
+}
+
+/// What the hints need to know about the kernel as fitted.
+fn kernel_facts(fitted: &FittedKpca, table: &Table<f64>, stats: &ColumnStats) -> KernelFacts {
+    let spec = fitted.kernel();
+    let l1 = match spec.kind {
+        KernelKind::Rbf => Some(false),
+        KernelKind::Laplacian => Some(true),
+        _ => None,
+    };
+    let median_gamma = l1.and_then(|l1| {
+        let values: Vec<f64> = match fitted.standardization() {
+            Some(_) => table
+                .rows()
+                .flat_map(|r| {
+                    r.iter()
+                        .zip(stats.mean.iter().zip(&stats.std))
+                        .map(|(v, (m, s))| (v - m) / s)
+                })
+                .collect(),
+            None => table.values.clone(),
+        };
+        hints::median_heuristic_gamma(&values, table.n_cols, l1)
+    });
+    KernelFacts {
+        name: spec.kind.name(),
+        gamma: spec.gamma,
+        median_gamma,
     }
-    for w in fitted.warnings() {
-        eprintln!("kpca: warning: {w}");
+}
+
+/// The hints about the fitted model, in order: scales, variance or equal
+/// eigenvalues, flash size.
+fn fit_hints(
+    fitted: &FittedKpca,
+    table: &Table<f64>,
+    stats: &ColumnStats,
+    blob_len: usize,
+) -> Vec<String> {
+    let standardized = fitted.standardization().is_some();
+    let kernel = kernel_facts(fitted, table, stats);
+    let spread = (!standardized)
+        .then(|| hints::scale_spread(stats).map(|s| s.0))
+        .flatten();
+    let mut out: Vec<String> = Vec::new();
+    out.extend(hints::scales_hint(table, stats, standardized));
+    let equal =
+        hints::equal_eigenvalues_hint(fitted.eigenvalues(), fitted.all_eigenvalues(), &kernel);
+    match equal {
+        Some(h) => out.push(h),
+        None => out.extend(hints::low_variance_hint(
+            fitted.explained_variance_ratio(),
+            &kernel,
+            spread,
+        )),
     }
+    out.extend(hints::flash_hint(&ModelShape {
+        blob_len,
+        dim: fitted.n_features(),
+        n_points: fitted.n_points(),
+        n_components: fitted.n_components(),
+        standardized,
+        nystrom: Some(!matches!(fitted.method(), Method::Full)),
+    }));
+    out
 }
 
 /// Runs `kpca fit`.
 pub fn run(args: &FitArgs) -> CliResult<()> {
+    let console = Console::new(is_stdout(&args.output), args.quiet);
     let start = Instant::now();
+    fit_checks::check_flags(args, &console)?;
+    let landmarks = read_landmarks(args)?;
     let table = read_table::<f64>(&args.input)?;
+    let stats = ColumnStats::of(&table);
+    fit_checks::check_data(args, &table, &stats, landmarks.as_deref())?;
     let read_time = start.elapsed();
     let fit_start = Instant::now();
-    let fitted = fit_table(args, &table)?;
+    let fitted = fit_table(args, &table, landmarks)?;
     let fit_time = fit_start.elapsed();
-    let blob = fitted.to_blob().map_err(|e| {
-        CliError::input(format!(
-            "{}: cannot build the device model: {e}",
-            table.name
-        ))
-    })?;
-    write_file(&args.output, &blob)?;
-    print_fit_report(&fitted);
-    println!(
+    let blob = fitted
+        .to_blob()
+        .map_err(|e| device_failure(e, args, &table.name))?;
+    write_output(&args.output, &blob)?;
+    for w in fitted.warnings() {
+        console.warning(&w.to_string());
+    }
+    for line in report_lines(&fitted) {
+        console.report(&line)?;
+    }
+    console.report(&format!(
         "model: {} ({} bytes: d = {}, m = {} stored points, k = {})",
-        args.output.display(),
+        output_name(&args.output),
         blob.len(),
         fitted.n_features(),
         fitted.n_points(),
         fitted.n_components()
-    );
-    println!(
+    ))?;
+    console.report(&format!(
         "time: {:.3} s (read {:.3} s, fit {:.3} s)",
         start.elapsed().as_secs_f64(),
         read_time.as_secs_f64(),
         fit_time.as_secs_f64()
-    );
+    ))?;
+    for hint in fit_hints(&fitted, &table, &stats, blob.len()) {
+        console.hint(&hint);
+    }
     Ok(())
 }

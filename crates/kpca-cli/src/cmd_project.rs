@@ -1,8 +1,8 @@
 //! `kpca project`: the device's f32 projection of every input row.
 
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::model_file::ModelFile;
-use crate::output::Sink;
+use crate::output::{is_stdout, Sink};
 use crate::projection::{project_rows, read_rows_for};
 use clap::Args;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use std::path::PathBuf;
     Example:\n  kpca project --model model.kpca --input test.csv --output scores.csv --anomaly-score"
 )]
 pub struct ProjectArgs {
-    /// Model blob written by `kpca fit` (required).
+    /// Model blob written by `kpca fit`, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub model: PathBuf,
     /// Data to project: a CSV or NPY file with the model's d features per row, or
@@ -37,8 +37,19 @@ pub struct ProjectArgs {
     pub header: bool,
 }
 
+/// Refuses `--model -` together with `--input -` (one standard input).
+pub fn check_one_stdin(model: &std::path::Path, input: &std::path::Path) -> CliResult<()> {
+    if is_stdout(model) && is_stdout(input) {
+        return Err(CliError::usage(
+            "--model - and --input -: only one of them can read standard input",
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `kpca project`.
 pub fn run(args: &ProjectArgs) -> CliResult<()> {
+    check_one_stdin(&args.model, &args.input)?;
     let file = ModelFile::read(&args.model)?;
     let model = file.model()?;
     let table = read_rows_for(&model, &args.input)?;

@@ -9,7 +9,11 @@
 //! kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg
 //! ```
 //!
-//! Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error.
+//! Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error. A
+//! closed standard output (`kpca inspect m.kpca | head -1`) ends any
+//! subcommand quietly with 0. `-` is standard input or output wherever a file
+//! is read or written; when the main output goes to standard output, the
+//! report goes to standard error.
 //!
 //! Input rows are used exactly as given unless `--standardize` is passed at fit
 //! time; then the training mean and standard deviation go into the model and the
@@ -19,8 +23,9 @@
 //!
 //! The library holds each subcommand (`cmd_*`: its arguments and `run`) and the
 //! modules they share: [`table`] (reading CSV and NPY), [`projection`],
-//! [`model_file`], [`model_summary`], [`metrics`], [`output`], [`plot`] and
-//! [`error`]. The BasicMotions demo (`examples/demo.rs`, run with
+//! [`model_file`], [`model_summary`], [`metrics`], [`output`] (files, standard
+//! output and the console), [`fit_checks`] (the fit's flags and data, checked
+//! before the fit), [`hints`], [`plot`] and [`error`]. The BasicMotions demo (`examples/demo.rs`, run with
 //! `cargo run --release -p kpca-cli --example demo`) is a user of this library.
 
 pub mod cmd_export;
@@ -29,6 +34,8 @@ pub mod cmd_inspect;
 pub mod cmd_plot;
 pub mod cmd_project;
 pub mod error;
+pub mod fit_checks;
+pub mod hints;
 pub mod metrics;
 pub mod model_file;
 pub mod model_summary;
@@ -52,7 +59,12 @@ use std::process::ExitCode;
                   or NPY file, and hand the firmware a model blob and a generated C or Rust \
                   source. Projections and anomaly scores are computed with the device's own \
                   f32 code.\n\n\
-                  Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error."
+                  `-` is standard input or output wherever a file is read or written; when \
+                  the main output goes to standard output, the report goes to standard \
+                  error.\n\n\
+                  Exit codes: 0 success, 1 bad input (files, data, model), 2 usage error; a \
+                  closed standard output (a pipe into head) ends any subcommand quietly \
+                  with 0."
 )]
 pub struct Cli {
     /// The subcommand.
@@ -104,12 +116,13 @@ where
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::OutputClosed) => ExitCode::from(error::EXIT_OK),
         Err(e) => {
             let kind = match e {
                 CliError::Usage(_) => "usage error",
-                CliError::Input(_) => "error",
+                CliError::Input(_) | CliError::OutputClosed => "error",
             };
-            eprintln!("kpca: {kind}: {e}");
+            output::stderr_line(&format!("kpca: {kind}: {e}"));
             ExitCode::from(e.exit_code())
         }
     }

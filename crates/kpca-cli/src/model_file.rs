@@ -1,6 +1,7 @@
 //! Loading a model blob from a file into 4-byte-aligned memory.
 
 use crate::error::{CliError, CliResult};
+use crate::table::Source;
 use kpca::ModelRef;
 use std::path::Path;
 
@@ -16,11 +17,11 @@ pub struct ModelFile {
 }
 
 impl ModelFile {
-    /// Reads the file.
+    /// Reads the file, or standard input for `-`.
     pub fn read(path: &Path) -> CliResult<ModelFile> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| CliError::input(format!("{}: cannot read: {e}", path.display())))?;
-        Ok(ModelFile::from_bytes(&bytes, path.display().to_string()))
+        let source = Source::from_arg(path);
+        let bytes = source.read_all()?;
+        Ok(ModelFile::from_bytes(&bytes, source.name()))
     }
 
     /// Copies `bytes` into aligned storage.

@@ -228,7 +228,8 @@ fn fit_inspect_project_export_plot() {
         "components k: 3",
         "standardised input: yes",
         &format!("flash: {} bytes", blob.len()),
-        "explained variance (proportion among the 3 stored)",
+        "explained variance (proportion among the 3 stored; the fit's total variance is not \
+         stored in this model, format 1)",
         "anomaly threshold: ",
         "check: OK",
     ] {
@@ -660,7 +661,7 @@ fn bad_input_exits_1_naming_file_line_column() {
             &out,
         ],
         1,
-        &["const.csv: cannot fit: constant column 0"],
+        &["const.csv: column 1 has the same value (1) in every row: --standardize cannot divide"],
     );
     fails(
         &[
@@ -675,7 +676,7 @@ fn bad_input_exits_1_naming_file_line_column() {
             &out,
         ],
         1,
-        &["const.csv: cannot fit: too few points"],
+        &["const.csv: 3 rows: --components 5 needs at least 6 training rows"],
     );
 
     // project: wrong width, bad model
@@ -757,12 +758,15 @@ fn usage_errors_exit_2() {
         ),
         (
             with(&["--kernel", "rbf", "--gamma", "-1"]),
-            "gamma must be finite and > 0",
+            "--gamma -1: gamma must be a finite number > 0",
         ),
-        (with(&["--kernel", "poly", "--degree", "0"]), "degree"),
+        (
+            with(&["--kernel", "poly", "--degree", "0"]),
+            "--degree 0: the polynomial degree must be 1 to 16",
+        ),
         (
             with(&["--kernel", "rbf", "--false-alarm-rate", "2"]),
-            "false_alarm_rate",
+            "--false-alarm-rate 2: must be between 0 and 1",
         ),
         (
             with(&["--kernel", "rbf", "--solver", "magic"]),
@@ -832,6 +836,7 @@ fn help_is_complete() {
                 "--solver",
                 "--false-alarm-rate",
                 "--output",
+                "--quiet",
             ],
         ),
         (
@@ -844,8 +849,11 @@ fn help_is_complete() {
                 "--header",
             ],
         ),
-        ("inspect", &["<MODEL>"]),
-        ("export", &["--model", "--format", "--name", "--output-dir"]),
+        ("inspect", &["<MODEL>", "--quiet"]),
+        (
+            "export",
+            &["--model", "--format", "--name", "--output-dir", "--quiet"],
+        ),
         (
             "plot",
             &[
@@ -854,6 +862,7 @@ fn help_is_complete() {
                 "--labels",
                 "--output",
                 "--scree-output",
+                "--quiet",
             ],
         ),
     ];

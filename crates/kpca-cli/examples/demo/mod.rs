@@ -188,7 +188,10 @@ fn written_report(written: &Written, elapsed: Duration) -> Vec<String> {
     }
     let [vectors, expected, labels] = &written.firmware_data;
     lines.extend([
-        format!("  {}  (scatter and scree)", written.svg.display()),
+        format!(
+            "  {}  (scatter, scree and anomaly view)",
+            written.svg.display()
+        ),
         format!(
             "  {}, {}, {}  (firmware test data)",
             vectors.display(),

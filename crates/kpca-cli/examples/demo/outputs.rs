@@ -1,6 +1,7 @@
 //! The files the demo writes: the model blob, its C export (as `kpca export
-//! --format c` writes it), the scatter and scree figure, and the firmware test
-//! data (test vectors, their expected f32 scores, their labels).
+//! --format c` writes it), the figure (scatter, scree and anomaly view), and
+//! the firmware test data (test vectors, their expected f32 scores, their
+//! labels).
 
 use super::scoring::{DemoModel, Scores, MODEL_NAME};
 use super::windows::{Window, NORMAL_CLASS};
@@ -8,7 +9,7 @@ use kpca_cli::cmd_export::{export_blob, ExportFormat};
 use kpca_cli::error::CliResult;
 use kpca_cli::model_summary::info_from_model;
 use kpca_cli::output::{ensure_dir, write_file, Sink};
-use kpca_cli::plot::{two_panel_svg, Figure, Group};
+use kpca_cli::plot::{figure_svg, AnomalyView, Figure, Group};
 use std::path::{Path, PathBuf};
 
 /// The source named in the generated C files' comment block.
@@ -98,35 +99,78 @@ fn write_labels(path: &Path, test: &[Window]) -> CliResult<()> {
     sink.finish()
 }
 
+/// The test windows as (row number from 1, anomaly score), normal and
+/// anomalous, in the groups of the scatter.
+fn score_groups(scores: &Scores, test: &[Window]) -> [Group; 2] {
+    let mut normal = Vec::new();
+    let mut anomalous = Vec::new();
+    for (i, (&e, w)) in scores.scores.iter().zip(test).enumerate() {
+        let p = ((i + 1) as f64, f64::from(e));
+        if w.is_anomaly() {
+            anomalous.push(p);
+        } else {
+            normal.push(p);
+        }
+    }
+    group_names(normal, anomalous)
+}
+
+/// The demo's two groups, with their legend names.
+fn group_names(normal: Vec<(f64, f64)>, anomalous: Vec<(f64, f64)>) -> [Group; 2] {
+    [
+        Group {
+            name: format!("normal ({NORMAL_CLASS})"),
+            points: normal,
+        },
+        Group {
+            name: "anomalous (other activities)".into(),
+            points: anomalous,
+        },
+    ]
+}
+
 /// demo.svg: the test windows on the first two components, normal and
-/// anomalous, and the scree plot of the fit.
+/// anomalous, the scree plot of the fit, and every test window's anomaly score
+/// against the threshold.
 fn write_figure(path: &Path, model: &DemoModel, scores: &Scores, test: &[Window]) -> CliResult<()> {
-    let mut normal = Group {
-        name: format!("normal ({NORMAL_CLASS})"),
-        points: Vec::new(),
-    };
-    let mut anomalous = Group {
-        name: "anomalous (other activities)".into(),
-        points: Vec::new(),
-    };
+    let mut normal = Vec::new();
+    let mut anomalous = Vec::new();
     for (y, w) in scores.coords.chunks_exact(scores.k).zip(test) {
         let p = (
             f64::from(y.first().copied().unwrap_or(0.0)),
             f64::from(y.get(1).copied().unwrap_or(0.0)),
         );
         if w.is_anomaly() {
-            anomalous.points.push(p);
+            anomalous.push(p);
         } else {
-            normal.points.push(p);
+            normal.push(p);
         }
     }
+    let groups = group_names(normal, anomalous);
+    let by_row = score_groups(scores, test);
+    let threshold = model.fitted.threshold();
+    let above = scores
+        .scores
+        .iter()
+        .filter(|&&e| f64::from(e) > threshold)
+        .count();
+    let anomaly_title = format!(
+        "test windows' anomaly scores: {above} of {} above the threshold",
+        scores.scores.len()
+    );
     let fig = Figure {
         scatter_title: "BasicMotions test windows, first two components",
         axes: ("component 1", "component 2"),
-        groups: &[normal, anomalous],
+        groups: &groups,
         scree_title: "explained variance (of the centred kernel matrix)",
-        scree_y: "share of variance",
+        scree_y: "share of the fit's total variance",
         ratios: model.fitted.explained_variance_ratio(),
+        scree_note: None,
+        anomaly: Some(AnomalyView {
+            title: &anomaly_title,
+            groups: &by_row,
+            threshold: (threshold > 0.0).then_some(threshold),
+        }),
     };
-    write_file(path, two_panel_svg(&fig)?.as_bytes())
+    write_file(path, figure_svg(&fig)?.as_bytes())
 }

@@ -7,7 +7,8 @@
 //! its rows came from ([`RowOrigin`]) and where its bytes came from ([`Source`]).
 //!
 //! Every error names the file, the line and column (1-based) or, for NPY, the
-//! element (0-based, as numpy indexes it), and says what was expected.
+//! element (0-based, as numpy indexes it), and says what was expected. Rows of
+//! an NPY array are named from 1 with their numpy index ([`RowOrigin`]).
 
 pub mod csv;
 mod lists;
@@ -110,7 +111,7 @@ impl Source {
 pub enum RowOrigin {
     /// 1-based line of a CSV file.
     Line(u64),
-    /// 0-based row of an NPY array.
+    /// 0-based row of an NPY array (shown as `row 4 (numpy index 3)`).
     NpyRow(usize),
 }
 
@@ -118,7 +119,7 @@ impl std::fmt::Display for RowOrigin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RowOrigin::Line(l) => write!(f, "line {l}"),
-            RowOrigin::NpyRow(r) => write!(f, "row {r} (0-based)"),
+            RowOrigin::NpyRow(r) => write!(f, "row {} (numpy index {r})", r.saturating_add(1)),
         }
     }
 }
