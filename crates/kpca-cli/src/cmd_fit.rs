@@ -400,7 +400,9 @@ fn report_lines(fitted: &FittedKpca) -> Vec<String> {
     let mut lines = report_head(fitted);
     let label = match fitted.method() {
         Method::Full => "eigenvalues (of the centred kernel matrix)",
-        Method::Nystrom { .. } => "eigenvalues (score variances)",
+        Method::Nystrom { .. } => {
+            "eigenvalues (of the centred kernel matrix, Nyström approximation)"
+        }
     };
     lines.push(format!(
         "{label}: {}",

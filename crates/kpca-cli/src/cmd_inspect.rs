@@ -9,7 +9,7 @@ use clap::Args;
 use kpca::crc32::crc32;
 use kpca::format::HEADER_LEN;
 use kpca::Header;
-use kpca::{KernelId, ModelRef};
+use kpca::{FitMethod, KernelId, ModelRef};
 use std::path::PathBuf;
 
 /// Arguments of `kpca inspect`.
@@ -77,8 +77,9 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         m * d,
         m * k
     ))?;
+    out.report(&fit_line(model, version))?;
     let ev: Vec<String> = parts.eigenvalues.iter().map(|&v| float_text(v)).collect();
-    out.report(&format!("eigenvalues: {}", ev.join("  ")))?;
+    out.report(&format!("{}: {}", eigenvalue_label(model), ev.join("  ")))?;
     out.report(&explained_line(model, version))?;
     out.report(&format!("centring constant s: {}", float_text(parts.s)))?;
     if model.threshold() > 0.0 {
@@ -88,6 +89,34 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         ))
     } else {
         out.report("anomaly threshold: unset (0)")
+    }
+}
+
+/// What the model records of its fit.
+fn fit_line(model: &ModelRef<'_>, version: u16) -> String {
+    let info = model.fit_info();
+    let method = match info.method {
+        FitMethod::Full => "full kernel PCA",
+        FitMethod::Nystrom => "Nyström kernel PCA",
+        _ => return format!("fit: not recorded (format {version})"),
+    };
+    format!(
+        "fit: {method} on n = {} training rows, total variance {}",
+        info.n_train,
+        float_text(info.total_variance)
+    )
+}
+
+/// The eigenvalue line's label: the convention, when the model records it.
+fn eigenvalue_label(model: &ModelRef<'_>) -> &'static str {
+    match model.fit_info().method {
+        FitMethod::Full | FitMethod::Nystrom => {
+            "eigenvalues (of the centred kernel matrix, scikit-learn's eigenvalues_)"
+        }
+        _ => {
+            "eigenvalues (fit not recorded; format 1 stored those of the centred kernel matrix \
+             for a full fit, score variances for Nyström)"
+        }
     }
 }
 

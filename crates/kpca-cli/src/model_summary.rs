@@ -33,12 +33,10 @@ pub fn device_kernel_text(kernel: &Kernel) -> String {
 
 /// The fit's total variance, the denominator of its explained-variance ratios
 /// in the units of the stored eigenvalues, which format-2 blobs keep in their
-/// header (`ModelRef::total_variance`); `None` for format-1 blobs. The core
-/// this crate builds against reads format 1 only, so for now every model
-/// answers `None`; with format 2 the body becomes `model.total_variance()`.
+/// header (`ModelRef::total_variance`); `None` for format-1 blobs and models
+/// that record no fit.
 pub fn total_variance(model: &ModelRef<'_>) -> Option<f32> {
-    let _ = model;
-    None
+    model.total_variance()
 }
 
 /// What the variance shares of [`VarianceShares`] are shares of.

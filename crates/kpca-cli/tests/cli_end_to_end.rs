@@ -228,8 +228,10 @@ fn fit_inspect_project_export_plot() {
         "components k: 3",
         "standardised input: yes",
         &format!("flash: {} bytes", blob.len()),
-        "explained variance (proportion among the 3 stored; the fit's total variance is not \
-         stored in this model, format 1)",
+        "format: version 2",
+        "training rows, total variance ",
+        "eigenvalues (of the centred kernel matrix, scikit-learn's eigenvalues_)",
+        "explained variance (share of the fit's total variance)",
         "anomaly threshold: ",
         "check: OK",
     ] {
