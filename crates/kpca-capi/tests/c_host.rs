@@ -36,7 +36,7 @@ fn run(cmd: &mut Command) {
 fn host_staticlib() -> &'static PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
-        let target = root().join("target/c-tests");
+        let target = kpca_testkit::target_dir().join("c-tests");
         run(Command::new(env!("CARGO"))
             .args([
                 "build",
@@ -53,7 +53,7 @@ fn host_staticlib() -> &'static PathBuf {
 }
 
 fn compile_c(sources: &[&str], out_name: &str, extra: &[&str]) -> PathBuf {
-    let out = root().join("target/c-tests").join(out_name);
+    let out = kpca_testkit::target_dir().join("c-tests").join(out_name);
     let mut cmd = Command::new("cc");
     cmd.args(STRICT_C_FLAGS)
         .args(extra)
@@ -81,7 +81,9 @@ fn example_binary() -> &'static PathBuf {
 /// Runs the example on `blob` with `csv` on stdin; returns (status, stdout, stderr).
 fn run_example(blob: &[u8], csv: &str, tag: &str) -> (i32, String, String) {
     let bin = example_binary();
-    let path = root().join("target/c-tests").join(format!("{tag}.kpca"));
+    let path = kpca_testkit::target_dir()
+        .join("c-tests")
+        .join(format!("{tag}.kpca"));
     std::fs::write(&path, blob).unwrap();
     let mut child = Command::new(bin)
         .arg(&path)
@@ -161,7 +163,7 @@ fn c_example_reports_library_errors_with_their_status_text() {
 
 #[test]
 fn header_compiles_as_cpp() {
-    let src = root().join("target/c-tests/header_check.cpp");
+    let src = kpca_testkit::target_dir().join("c-tests/header_check.cpp");
     std::fs::create_dir_all(src.parent().unwrap()).unwrap();
     std::fs::write(
         &src,
@@ -181,5 +183,5 @@ fn header_compiles_as_cpp() {
         .arg(&src)
         .arg(host_staticlib())
         .arg("-o")
-        .arg(root().join("target/c-tests/header_check")));
+        .arg(kpca_testkit::target_dir().join("c-tests/header_check")));
 }

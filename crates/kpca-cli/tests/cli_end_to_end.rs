@@ -947,7 +947,7 @@ fn root() -> &'static Path {
 fn host_staticlib() -> &'static PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
-        let target = root().join("target/c-tests");
+        let target = kpca_testkit::target_dir().join("c-tests");
         let status = Command::new(env!("CARGO"))
             .args([
                 "build",

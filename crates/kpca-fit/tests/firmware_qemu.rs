@@ -56,7 +56,7 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
         .unwrap();
     let (y64, e64) = fitted.transform_and_score(&test).unwrap();
 
-    let dir = root.join("target/firmware-tests/sensor_rbf");
+    let dir = kpca_testkit::target_dir().join("firmware-tests/sensor_rbf");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("model.kpca"), fitted.to_blob().unwrap()).unwrap();
     let csv: String = test_values

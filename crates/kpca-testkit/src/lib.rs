@@ -240,6 +240,16 @@ pub fn repo_root() -> &'static std::path::Path {
     std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
+/// Cargo's target directory, where tests put what they build: CARGO_TARGET_DIR
+/// when set (a relative one is taken from the repository root, where the
+/// README's commands run), else `target/` at the repository root.
+pub fn target_dir() -> std::path::PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => repo_root().join(dir),
+        _ => repo_root().join("target"),
+    }
+}
+
 /// The directory of the committed reference fixtures (`testdata/fixtures`).
 pub fn fixture_dir() -> std::path::PathBuf {
     repo_root().join("testdata").join("fixtures")
