@@ -104,12 +104,23 @@ pub const KPCA_MAX_POINTS: u32 = 1 << 20;
 pub const KPCA_MAX_COMPONENTS: u32 = 16;
 /// The model blob format version this library reads.
 pub const KPCA_FORMAT_VERSION: u32 = 1;
-/// Library version, major part.
+/// Library version, major part (the crate version's; checked at compile time).
 pub const KPCA_VERSION_MAJOR: u32 = 0;
 /// Library version, minor part.
 pub const KPCA_VERSION_MINOR: u32 = 1;
 /// Library version, patch part.
 pub const KPCA_VERSION_PATCH: u32 = 0;
+/// Library version as one number, major * 10000 + minor * 100 + patch (0.1.0
+/// is 100), for `#if KPCA_VERSION >= ...`; `kpca_version()` returns the same
+/// number for the library that is linked.
+pub const KPCA_VERSION: u32 =
+    KPCA_VERSION_MAJOR * 10000 + KPCA_VERSION_MINOR * 100 + KPCA_VERSION_PATCH;
+
+/// `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
+/// microcontroller and RISC-V core), in bytes; alignment 4.
+pub const KPCA_MODEL_SIZE_ILP32: usize = 72;
+/// `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
+pub const KPCA_MODEL_SIZE_LP64: usize = 104;
 
 /// Kernel id: linear, x'z.
 pub const KPCA_KERNEL_LINEAR: u32 = 0;
@@ -312,10 +323,11 @@ pub extern "C" fn kpca_status_str(status: kpca_status) -> *const c_char {
     }
 }
 
-/// The library version as (major << 16) | (minor << 8) | patch.
+/// The linked library's version, major * 10000 + minor * 100 + patch: equal
+/// to `KPCA_VERSION` when the header and the library agree.
 #[no_mangle]
 pub extern "C" fn kpca_version() -> u32 {
-    (KPCA_VERSION_MAJOR << 16) | (KPCA_VERSION_MINOR << 8) | KPCA_VERSION_PATCH
+    KPCA_VERSION
 }
 
 /// Validates a model blob (header, length, CRC-32, dimensions, kernel,
@@ -608,6 +620,45 @@ pub unsafe extern "C" fn kpca_model_kernel(
     // SAFETY: forwarded.
     unsafe { get(model, kernel, |m| m.kernel) }
 }
+
+/// The decimal number at the start of `s` (a part of the crate version).
+const fn version_part(s: &str) -> u32 {
+    let mut rest = s.as_bytes();
+    let mut v = 0u32;
+    while let [digit @ b'0'..=b'9', tail @ ..] = rest {
+        v = v * 10 + (*digit - b'0') as u32;
+        rest = tail;
+    }
+    v
+}
+
+// The header states the crate version: bumping the workspace version without
+// these constants (and `cargo xtask header`) does not compile.
+const _: () = {
+    assert!(
+        KPCA_VERSION_MAJOR == version_part(env!("CARGO_PKG_VERSION_MAJOR"))
+            && KPCA_VERSION_MINOR == version_part(env!("CARGO_PKG_VERSION_MINOR"))
+            && KPCA_VERSION_PATCH == version_part(env!("CARGO_PKG_VERSION_PATCH")),
+        "KPCA_VERSION_* differ from the crate version: update them and run `cargo xtask header`"
+    );
+    assert!(KPCA_VERSION_MINOR < 100 && KPCA_VERSION_PATCH < 100);
+};
+
+// The sizes the header states. When kpca_model changes, this fails: set
+// KPCA_MODEL_SIZE_ILP32 / _LP64 to the new sizes (tests/capi.rs prints both)
+// and run `cargo xtask header`.
+const _: () = {
+    let stated = if cfg!(target_pointer_width = "32") {
+        KPCA_MODEL_SIZE_ILP32
+    } else {
+        KPCA_MODEL_SIZE_LP64
+    };
+    assert!(
+        cfg!(not(any(target_pointer_width = "32", target_pointer_width = "64")))
+            || size_of::<kpca_model>() == stated,
+        "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: update them and run `cargo xtask header`"
+    );
+};
 
 // Compile-time agreement between the C constants and the Rust definitions.
 const _: () = {
