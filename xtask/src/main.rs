@@ -53,6 +53,7 @@ Generated files
   gen-model bench KERNEL M D K OUT_DIR
   gen-model c-tests OUT_DIR
   gen-model rust-fw KERNEL M D K OUT_DIR
+  gen-model clib KERNEL M D K OUT_DIR
                                     synthetic test models with the host's results, for the
                                     firmware cost, link check, C status tests, Rust firmware
   fixtures                          regenerate testdata/fixtures/*.json with scikit-learn
