@@ -7,10 +7,10 @@
 #
 # 1. Rust: a copy of firmware/rust-m4f in a temporary directory, depending on
 #    kpca by path, with its own ordinary release profile (opt-level 3, lto,
-#    codegen-units 1), built twice: as it is, and with the repository's flags
+#    codegen-units 1), built twice: as it is, and with the repository's flag
 #    added (--config target.thumbv7em-none-eabihf.rustflags: LLVM's runtime
-#    unrolling and loop unswitching off). Both are run on QEMU mps2-an386 and
-#    must pass their own checks (exit status 0).
+#    unrolling off). Both are run on QEMU mps2-an386 and must pass their own
+#    checks (exit status 0).
 # 2. C: libkpca.a (profile firmware, thumbv7em-none-eabihf) built from the
 #    temporary directory with --manifest-path, so without the repository's
 #    flags, against the same library built from the repository root.
@@ -24,7 +24,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 need_tools downstream-size arm-none-eabi-size arm-none-eabi-nm qemu-system-arm
 target=thumbv7em-none-eabihf
-FLAGS='-unroll-runtime=false -unswitch-threshold=0'
+FLAGS='-unroll-runtime=false'   # as .cargo/config.toml
 out=$TARGET_DIR/downstream
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kpca-downstream.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
