@@ -6,7 +6,8 @@
 #
 #   scripts/check-lib-symbols.sh [--prefix-only] LIB...
 #
-# Prints one line per library. NM selects nm (default: nm, which reads the ELF
+# Prints one line per library, with the external symbols it refers to (none
+# today: the libraries need no C library or libgcc). NM selects nm (default: nm, which reads the ELF
 # objects of every target). Used by scripts/build-firmware-lib.sh on each
 # library it makes and by `cargo xtask release` on the release folder.
 set -euo pipefail
@@ -40,6 +41,7 @@ for lib in "$@"; do
     status=1
     continue
   fi
-  echo "check-lib-symbols: ${lib#"$ROOT"/}: $(grep -c . <<<"$exported") global symbols, all kpca_*$([ "$prefix_only" -eq 1 ] || echo ", exactly the functions of include/kpca.h")"
+  undefined=$("$NM" -u "$lib" 2>/dev/null | awk 'NF >= 2 { print $NF }' | sort -u | tr '\n' ' ')
+  echo "check-lib-symbols: ${lib#"$ROOT"/}: $(grep -c . <<<"$exported") global symbols, all kpca_*$([ "$prefix_only" -eq 1 ] || echo ", exactly the functions of include/kpca.h"); refers to ${undefined:-no external symbol}"
 done
 exit "$status"
