@@ -13,6 +13,9 @@
  *    be 4-byte aligned.
  *  - No function allocates, blocks, or keeps state between calls; all are
  *    reentrant. No function can panic or abort.
+ *  - KPCA_VERSION (kpca_version() for the linked library) and KPCA_MODEL_SIZE
+ *    (sizeof(kpca_model)) state what a prebuilt libkpca.a expects; the library
+ *    for each target and float ABI: docs/C-LIBRARY.md.
  */
 
 #ifndef KPCA_H
