@@ -656,7 +656,8 @@ const _: () = {
     assert!(
         cfg!(not(any(target_pointer_width = "32", target_pointer_width = "64")))
             || size_of::<kpca_model>() == stated,
-        "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: update them and run `cargo xtask header`"
+        "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte fields) \
+         + 4 * 8 pointers (ILP32) and + 8 * 8 (LP64), then run `cargo xtask header`"
     );
 };
 
