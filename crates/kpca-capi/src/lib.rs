@@ -645,8 +645,8 @@ const _: () = {
 };
 
 // The sizes the header states. When kpca_model changes, this fails: set
-// KPCA_MODEL_SIZE_ILP32 / _LP64 to the new sizes (tests/capi.rs prints both)
-// and run `cargo xtask header`.
+// KPCA_MODEL_SIZE_ILP32 / _LP64 to the new sizes (the message says how;
+// tests/capi.rs checks both from the layout) and run `cargo xtask header`.
 const _: () = {
     let stated = if cfg!(target_pointer_width = "32") {
         KPCA_MODEL_SIZE_ILP32
@@ -654,10 +654,14 @@ const _: () = {
         KPCA_MODEL_SIZE_LP64
     };
     assert!(
-        cfg!(not(any(target_pointer_width = "32", target_pointer_width = "64")))
-            || size_of::<kpca_model>() == stated,
-        "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte fields) \
-         + 4 * 8 pointers (ILP32) and + 8 * 8 (LP64), then run `cargo xtask header`"
+        cfg!(not(any(
+            target_pointer_width = "32",
+            target_pointer_width = "64"
+        ))) || size_of::<kpca_model>() == stated,
+        concat!(
+            "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte ",
+            "fields) + 4 * 8 pointers (ILP32) and + 8 * 8 (LP64), then run `cargo xtask header`"
+        )
     );
 };
 
