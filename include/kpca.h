@@ -13,6 +13,9 @@
  *    be 4-byte aligned.
  *  - No function allocates, blocks, or keeps state between calls; all are
  *    reentrant. No function can panic or abort.
+ *  - KPCA_VERSION (kpca_version() for the linked library) and KPCA_MODEL_SIZE
+ *    (sizeof(kpca_model)) state what a prebuilt libkpca.a expects; the library
+ *    for each target and float ABI: docs/C-LIBRARY.md.
  */
 
 #ifndef KPCA_H
@@ -22,6 +25,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* sizeof(kpca_model) for the pointer width being compiled for (KPCA_MODEL_SIZE_ILP32 or
+ * KPCA_MODEL_SIZE_LP64, below), e.g. for a static assertion against a prebuilt library. */
+#if UINTPTR_MAX == 0xFFFFFFFFu
+#define KPCA_MODEL_SIZE KPCA_MODEL_SIZE_ILP32
+#elif UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+#define KPCA_MODEL_SIZE KPCA_MODEL_SIZE_LP64
+#endif
 
 /**
  * Largest input dimension a model may have.
@@ -50,7 +61,7 @@
 #define KPCA_OLDEST_FORMAT_VERSION 1
 
 /**
- * Library version, major part.
+ * Library version, major part (the crate version's; checked at compile time).
  */
 #define KPCA_VERSION_MAJOR 0
 
@@ -63,6 +74,24 @@
  * Library version, patch part.
  */
 #define KPCA_VERSION_PATCH 0
+
+/**
+ * Library version as one number, major * 10000 + minor * 100 + patch (0.1.0
+ * is 100), for `#if KPCA_VERSION >= ...`; `kpca_version()` returns the same
+ * number for the library that is linked.
+ */
+#define KPCA_VERSION (((KPCA_VERSION_MAJOR * 10000) + (KPCA_VERSION_MINOR * 100)) + KPCA_VERSION_PATCH)
+
+/**
+ * `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
+ * microcontroller and RISC-V core), in bytes; alignment 4.
+ */
+#define KPCA_MODEL_SIZE_ILP32 88
+
+/**
+ * `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
+ */
+#define KPCA_MODEL_SIZE_LP64 120
 
 /**
  * Kernel id: linear, x'z.
@@ -164,6 +193,10 @@ typedef struct kpca_model {
    * component l explains.
    */
   float total_variance;
+  /**
+   * 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
+   */
+  uint32_t reserved;
   /**
    * Per-feature mean (d floats), or NULL when inputs are not standardised.
    */
@@ -340,7 +373,8 @@ extern "C" {
 const char *kpca_status_str(kpca_status status);
 
 /**
- * The library version as (major << 16) | (minor << 8) | patch.
+ * The linked library's version, major * 10000 + minor * 100 + patch: equal
+ * to `KPCA_VERSION` when the header and the library agree.
  */
 uint32_t kpca_version(void);
 

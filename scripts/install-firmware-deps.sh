@@ -11,6 +11,8 @@
 #
 #   firmware:  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
 #   host C:    gcc libc6-dev g++ (tests/c_host.rs also compiles the header as C++)
+#   C library: cmake (the CMake package and add_subdirectory tests, scripts/clib-test.sh;
+#              pkg-config, below, also reads the release's kpca.pc)
 #   plugin:    libglib2.0-dev pkg-config xz-utils patch dpkg-dev (for `apt-get source`)
 #              plus a deb-src entry for Debian so that `apt-get source qemu` works.
 #   --riscv:   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
@@ -33,7 +35,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PKGS=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-      gcc libc6-dev g++ libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
+      gcc libc6-dev g++ cmake libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
 if [ "$riscv" -eq 1 ]; then
     PKGS+=(gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
 fi
@@ -85,6 +87,7 @@ fi
 
 arm-none-eabi-gcc --version | head -n1
 qemu-system-arm --version | head -n1
+cmake --version | head -n1
 if [ "$riscv" -eq 1 ]; then
     riscv64-unknown-elf-gcc --version | head -n1
 fi

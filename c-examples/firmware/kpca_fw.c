@@ -21,6 +21,8 @@
 
 /* kpca_status is a fixed-width integer: the same size with -fshort-enums. */
 typedef char kpca_status_is_32_bits[(sizeof(kpca_status) == 4) ? 1 : -1];
+/* The header's stated struct size for 32-bit targets. */
+typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE_ILP32) ? 1 : -1];
 
 int main(void)
 {

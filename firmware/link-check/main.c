@@ -14,6 +14,9 @@
 #include "bench_model.h"
 #include "kpca.h"
 
+/* The header's stated struct size, for this (32-bit) target. */
+typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE) ? 1 : -1];
+
 kpca_status volatile link_check_status;
 const char *volatile link_check_message;
 uint32_t volatile link_check_mismatches;

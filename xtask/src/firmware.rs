@@ -9,7 +9,7 @@ use crate::util::{cargo, cmd, heading, script, secs, timed, user_path, Result};
 const USAGE: &str = "usage: cargo xtask firmware build [TARGET] [--features F]
        cargo xtask firmware run MODEL.kpca VECTORS.csv OUT_DIR
        cargo xtask firmware test
-       cargo xtask firmware harness | c-firmware | link-check | no-panic
+       cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic
        cargo xtask firmware rust [KERNEL M D K]
        cargo xtask firmware cost [--quick]";
 
@@ -56,12 +56,14 @@ fn m4f_tools() -> Result {
 }
 
 fn build(args: &[String]) -> Result {
+    let host = crate::release::host_triple()?;
     let mut target = "thumbv7em-none-eabihf";
     let mut features = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--features" => features = Some(it.next().ok_or(USAGE)?.as_str()),
+            "host" => target = &host,
             t if !t.starts_with('-') => target = t,
             _ => return Err(USAGE.into()),
         }
@@ -93,7 +95,7 @@ pub struct Check {
     pub run: fn() -> Result,
 }
 
-pub const CHECKS: [Check; 6] = [
+pub const CHECKS: [Check; 7] = [
     Check {
         name: "harness",
         what: "bare-metal harness self-test on QEMU mps2-an386 (make -C c-examples/firmware check)",
@@ -123,6 +125,12 @@ pub const CHECKS: [Check; 6] = [
             ensure_firmware_packages(true)?;
             run_cmd(&mut script("link-check.sh"))
         },
+    },
+    Check {
+        name: "downstream",
+        what: "a copy of firmware/rust-m4f built outside the repository (no .cargo/config.toml), \
+               with and without the repository's flags: same projection code (scripts/downstream-size.sh)",
+        run: || run_cmd(&mut script("downstream-size.sh")),
     },
     Check {
         name: "no-panic",

@@ -10,6 +10,7 @@
 mod firmware;
 mod gen_model;
 mod package;
+mod release;
 mod tasks;
 mod test;
 mod util;
@@ -22,7 +23,7 @@ cargo xtask <task> [arguments]      (from anywhere in the repository)
 Tests
   test [STEP...] [--skip STEP]...   everything the README's test command (scripts/test-all.sh)
                                     and CI run, in order; with STEPs only those. Steps:
-                                    deps lint no-std unit examples firmware sanitize miri fuzz
+                                    deps lint no-std unit examples firmware clib sanitize miri fuzz
                                     (`cargo xtask test --list` says what each runs)
   examples                          build examples/ (the no_std library for thumbv7em-none-eabihf,
                                     the host example) and run the host example
@@ -33,20 +34,34 @@ Tests
 Firmware (install what they need with `deps` first when a tool is missing)
   firmware build [TARGET] [--features F]
                                     libkpca.a for TARGET (default thumbv7em-none-eabihf; also
-                                    thumbv6m-none-eabi, riscv32imac-unknown-none-elf), only the
-                                    C API exported -> build/firmware/TARGET/libkpca.a
+                                    thumbv6m-none-eabi, thumbv7m-none-eabi, thumbv7em-none-eabi,
+                                    thumbv8m.main-none-eabihf, riscv32imac-unknown-none-elf, host),
+                                    only the C API exported -> build/firmware/TARGET/libkpca.a
   firmware run MODEL.kpca VECTORS.csv OUT_DIR
                                     run a model through the C firmware on the emulated Cortex-M4F
                                     (QEMU mps2-an386) -> OUT_DIR/firmware_scores.csv
   firmware test                     every firmware check: harness, c-firmware, rust, link-check,
-                                    no-panic, cost --quick (each also a task of its own:)
+                                    downstream, no-panic, cost --quick (each also a task of its own:)
   firmware harness                  bare-metal harness self-test (make -C c-examples/firmware check)
   firmware c-firmware               C firmware vs the host's f64 fit (cargo test --test firmware_qemu)
   firmware rust [KERNEL M D K]      the Rust no_std firmware firmware/rust-m4f under QEMU (rbf 32 8 4)
   firmware link-check               link libkpca.a into C firmware for Cortex-M0+ and RV32IMAC
+  firmware downstream               the library's code size as a crate outside the repository gets
+                                    it (scripts/downstream-size.sh)
   firmware no-panic                 no panic machinery reachable from the C API
   firmware cost [--quick]           instructions, stack and flash on the emulated M4F
                                     -> build/firmware-cost.md (the README's table)
+
+C library
+  release [OUT_DIR]                 include/kpca.h, lib/<target>/libkpca.a for every target (thumbv6m,
+                                    thumbv7m, thumbv7em soft and hard float, thumbv8m.main hard float,
+                                    riscv32imac, the host; only kpca_* exported, checked), a CMake
+                                    package (lib/cmake/kpca) and kpca.pc, into OUT_DIR (default
+                                    $CARGO_TARGET_DIR/kpca-release); docs/C-LIBRARY.md
+  clib-test [RELEASE_DIR]           the C library tests (scripts/clib-test.sh): a release (made
+                                    first when RELEASE_DIR is not given) through CMake find_package,
+                                    add_subdirectory and pkg-config, the M4F firmware on QEMU, links
+                                    for every target and float ABI
 
 Generated files
   header [--check]                  regenerate include/kpca.h with the pinned cbindgen
@@ -54,6 +69,7 @@ Generated files
   gen-model bench KERNEL M D K OUT_DIR
   gen-model c-tests OUT_DIR
   gen-model rust-fw KERNEL M D K OUT_DIR
+  gen-model clib KERNEL M D K OUT_DIR
                                     synthetic test models with the host's results, for the
                                     firmware cost, link check, C status tests, Rust firmware
   fixtures                          regenerate testdata/fixtures/*.json with scikit-learn
@@ -96,6 +112,8 @@ fn dispatch(args: &[String]) -> Result {
         "fuzz" => tasks::fuzz(rest),
         "firmware" => firmware::run(rest),
         "header" => tasks::header(rest),
+        "release" => release::run_task(rest),
+        "clib-test" => release::clib_test(rest),
         "gen-model" => gen_model::run(rest),
         "fixtures" => no_args(task, rest).and_then(|()| tasks::fixtures()),
         "demo" => no_args(task, rest).and_then(|()| tasks::demo()),

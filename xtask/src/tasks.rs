@@ -45,7 +45,9 @@ pub fn ensure_firmware_packages(riscv: bool) -> Result {
 /// miri and fuzz steps install themselves when missing.
 pub fn deps() -> Result {
     run(cmd("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
+    // FIRMWARE_TARGETS and the release's (a superset).
     ensure_targets(&FIRMWARE_TARGETS)?;
+    ensure_targets(&crate::release::RELEASE_TARGETS)?;
     ensure_firmware_packages(true)
 }
 

@@ -11,7 +11,7 @@ struct Step {
     run: fn() -> Result,
 }
 
-const STEPS: [Step; 10] = [
+const STEPS: [Step; 11] = [
     Step {
         name: "deps",
         what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
@@ -48,8 +48,15 @@ const STEPS: [Step; 10] = [
     },
     Step {
         name: "firmware",
-        what: "firmware on the emulated Cortex-M4F, link checks, no-panic check, quick cost",
+        what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, quick cost",
         run: || firmware::test(&[("c-firmware", "tests/firmware_qemu.rs ran in the unit step")]),
+    },
+    Step {
+        name: "clib",
+        what: "the C library: cargo xtask release (every target, only kpca_* exported), then \
+               CMake find_package / add_subdirectory / pkg-config on the host, the firmware \
+               with CMake on QEMU, links for every target (scripts/clib-test.sh)",
+        run: || crate::release::clib_test(&[]),
     },
     Step {
         name: "sanitize",

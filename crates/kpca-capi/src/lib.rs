@@ -107,12 +107,23 @@ pub const KPCA_MAX_COMPONENTS: u32 = 16;
 pub const KPCA_FORMAT_VERSION: u32 = 2;
 /// The oldest model blob format version this library reads.
 pub const KPCA_OLDEST_FORMAT_VERSION: u32 = 1;
-/// Library version, major part.
+/// Library version, major part (the crate version's; checked at compile time).
 pub const KPCA_VERSION_MAJOR: u32 = 0;
 /// Library version, minor part.
 pub const KPCA_VERSION_MINOR: u32 = 1;
 /// Library version, patch part.
 pub const KPCA_VERSION_PATCH: u32 = 0;
+/// Library version as one number, major * 10000 + minor * 100 + patch (0.1.0
+/// is 100), for `#if KPCA_VERSION >= ...`; `kpca_version()` returns the same
+/// number for the library that is linked.
+pub const KPCA_VERSION: u32 =
+    KPCA_VERSION_MAJOR * 10000 + KPCA_VERSION_MINOR * 100 + KPCA_VERSION_PATCH;
+
+/// `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
+/// microcontroller and RISC-V core), in bytes; alignment 4.
+pub const KPCA_MODEL_SIZE_ILP32: usize = 88;
+/// `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
+pub const KPCA_MODEL_SIZE_LP64: usize = 120;
 
 /// Kernel id: linear, x'z.
 pub const KPCA_KERNEL_LINEAR: u32 = 0;
@@ -168,6 +179,8 @@ pub struct kpca_model {
     /// recorded): eigenvalues[l] / total_variance is the share of the variance
     /// component l explains.
     pub total_variance: f32,
+    /// 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
+    pub reserved: u32,
     /// Per-feature mean (d floats), or NULL when inputs are not standardised.
     pub mean: *const f32,
     /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
@@ -285,6 +298,7 @@ const _: () = {
     assert!(offset_of!(kpca_model, fit_method) == offset_of!(RawModel, fit_method));
     assert!(offset_of!(kpca_model, n_train) == offset_of!(RawModel, n_train));
     assert!(offset_of!(kpca_model, total_variance) == offset_of!(RawModel, total_variance));
+    assert!(offset_of!(kpca_model, reserved) == offset_of!(RawModel, reserved));
     assert!(offset_of!(kpca_model, mean) == offset_of!(RawModel, mean));
     assert!(offset_of!(kpca_model, inv_std) == offset_of!(RawModel, inv_std));
     assert!(offset_of!(kpca_model, points) == offset_of!(RawModel, points));
@@ -328,10 +342,11 @@ pub extern "C" fn kpca_status_str(status: kpca_status) -> *const c_char {
     }
 }
 
-/// The library version as (major << 16) | (minor << 8) | patch.
+/// The linked library's version, major * 10000 + minor * 100 + patch: equal
+/// to `KPCA_VERSION` when the header and the library agree.
 #[no_mangle]
 pub extern "C" fn kpca_version() -> u32 {
-    (KPCA_VERSION_MAJOR << 16) | (KPCA_VERSION_MINOR << 8) | KPCA_VERSION_PATCH
+    KPCA_VERSION
 }
 
 /// Validates a model blob (header, length, CRC-32, dimensions, kernel,
@@ -624,6 +639,50 @@ pub unsafe extern "C" fn kpca_model_kernel(
     // SAFETY: forwarded.
     unsafe { get(model, kernel, |m| m.kernel) }
 }
+
+/// The decimal number at the start of `s` (a part of the crate version).
+const fn version_part(s: &str) -> u32 {
+    let mut rest = s.as_bytes();
+    let mut v = 0u32;
+    while let [digit @ b'0'..=b'9', tail @ ..] = rest {
+        v = v * 10 + (*digit - b'0') as u32;
+        rest = tail;
+    }
+    v
+}
+
+// The header states the crate version: bumping the workspace version without
+// these constants (and `cargo xtask header`) does not compile.
+const _: () = {
+    assert!(
+        KPCA_VERSION_MAJOR == version_part(env!("CARGO_PKG_VERSION_MAJOR"))
+            && KPCA_VERSION_MINOR == version_part(env!("CARGO_PKG_VERSION_MINOR"))
+            && KPCA_VERSION_PATCH == version_part(env!("CARGO_PKG_VERSION_PATCH")),
+        "KPCA_VERSION_* differ from the crate version: update them and run `cargo xtask header`"
+    );
+    assert!(KPCA_VERSION_MINOR < 100 && KPCA_VERSION_PATCH < 100);
+};
+
+// The sizes the header states. When kpca_model changes, this fails: set
+// KPCA_MODEL_SIZE_ILP32 / _LP64 to the new sizes (the message says how;
+// tests/capi.rs checks both from the layout) and run `cargo xtask header`.
+const _: () = {
+    let stated = if cfg!(target_pointer_width = "32") {
+        KPCA_MODEL_SIZE_ILP32
+    } else {
+        KPCA_MODEL_SIZE_LP64
+    };
+    assert!(
+        cfg!(not(any(
+            target_pointer_width = "32",
+            target_pointer_width = "64"
+        ))) || size_of::<kpca_model>() == stated,
+        concat!(
+            "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte ",
+            "fields) + 4 * 8 pointers (ILP32) and + 8 * 8 (LP64), then run `cargo xtask header`"
+        )
+    );
+};
 
 // Compile-time agreement between the C constants and the Rust definitions.
 const _: () = {

@@ -233,8 +233,53 @@ fn status_strings_cover_every_code() {
             assert_eq!(s, "unknown status");
         }
     }
+}
+
+/// The header's version numbers against the crate version, parsed here from
+/// the version string (the library checks the parts at compile time).
+#[test]
+fn header_version_is_the_crate_version() {
+    let parts: Vec<u32> = env!("CARGO_PKG_VERSION")
+        .split(['.', '-', '+'])
+        .take(3)
+        .map(|p| p.parse().unwrap())
+        .collect();
     assert_eq!(
-        kpca_version(),
-        (KPCA_VERSION_MAJOR << 16) | (KPCA_VERSION_MINOR << 8) | KPCA_VERSION_PATCH
+        parts,
+        [KPCA_VERSION_MAJOR, KPCA_VERSION_MINOR, KPCA_VERSION_PATCH]
+    );
+    assert_eq!(
+        KPCA_VERSION,
+        parts[0] * 10000 + parts[1] * 100 + parts[2],
+        "{}",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(kpca_version(), KPCA_VERSION);
+}
+
+/// The sizes the header states for both pointer widths, from this build's
+/// layout: the 4-byte fields come first, then the pointers (checked), so the
+/// other width's size is the same fields with pointers of the other size.
+/// (The stated size of this build's width is also a compile-time assertion in
+/// the library, on every target it is built for, and a static assertion in
+/// the C tests and firmware.)
+#[test]
+fn header_states_the_size_of_kpca_model_for_both_pointer_widths() {
+    use std::mem::{offset_of, size_of};
+    let ptr = size_of::<*const f32>();
+    let scalars = offset_of!(kpca_model, mean);
+    let size = size_of::<kpca_model>();
+    assert_eq!(
+        offset_of!(kpca_model, eigenvalues),
+        size - ptr,
+        "pointers last"
+    );
+    assert_eq!(scalars % 8, 0, "no padding before the pointers on LP64");
+    let pointers = (size - scalars) / ptr;
+    let (ilp32, lp64) = (scalars + 4 * pointers, scalars + 8 * pointers);
+    assert_eq!(
+        (KPCA_MODEL_SIZE_ILP32, KPCA_MODEL_SIZE_LP64),
+        (ilp32, lp64),
+        "set KPCA_MODEL_SIZE_ILP32 = {ilp32}, KPCA_MODEL_SIZE_LP64 = {lp64} and run `cargo xtask header`"
     );
 }

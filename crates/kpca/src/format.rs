@@ -320,7 +320,12 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         return Err(Error::LengthMismatch);
     }
     let mut rest = as_f32s(body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
-    if !(rest.iter().all(|v| v.is_finite()) && h.s.is_finite() && h.threshold.is_finite()) {
+    // Loops with a run-time trip count stay rolled (see `keep_rolled`).
+    let sections_finite = rest.iter().all(|v| {
+        crate::project::keep_rolled();
+        v.is_finite()
+    });
+    if !(sections_finite && h.s.is_finite() && h.threshold.is_finite()) {
         return Err(Error::NonFiniteModel);
     }
     let (mean, inv_std) = if standardized {
@@ -358,6 +363,7 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         fit_method: h.fit_method,
         n_train: h.n_train,
         total_variance: h.total_variance,
+        reserved: 0,
         mean: std_ptr(mean),
         inv_std: std_ptr(inv_std),
         points: points.as_ptr(),

@@ -215,6 +215,7 @@ pub(crate) fn powi(base: f32, exp: u32) -> f32 {
     let mut b = base;
     let mut e = exp;
     while e > 0 {
+        crate::project::keep_rolled();
         if e & 1 == 1 {
             result *= b;
         }

@@ -96,6 +96,8 @@ pub struct RawModel {
     pub n_train: u32,
     /// The fit's total variance, in the units of the eigenvalues (0 = not recorded).
     pub total_variance: f32,
+    /// 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
+    pub reserved: u32,
     /// Per-feature mean (d), or NULL.
     pub mean: *const f32,
     /// Per-feature 1/std (d), or NULL.
@@ -188,7 +190,10 @@ pub(crate) fn to_u32(v: usize) -> u32 {
 }
 
 fn all_finite(values: &[f32]) -> bool {
-    values.iter().all(|v| v.is_finite())
+    values.iter().all(|v| {
+        crate::project::keep_rolled();
+        v.is_finite()
+    })
 }
 
 /// Checks that `d`, `m`, `k` are non-zero and within the stated maxima.
@@ -214,11 +219,21 @@ pub(crate) fn check_consistency(
     norms: &[f32],
     d: usize,
 ) -> Result<(), Error> {
-    if inv_std.iter().any(|&v| v <= 0.0) || threshold < 0.0 {
+    let bad_inv_std = inv_std.iter().any(|&v| {
+        crate::project::keep_rolled();
+        v <= 0.0
+    });
+    if bad_inv_std || threshold < 0.0 {
         return Err(Error::InconsistentModel);
     }
     for (z, &stored) in points.chunks_exact(d.max(1)).zip(norms) {
-        let computed: f32 = z.iter().map(|v| v * v).sum();
+        let computed: f32 = z
+            .iter()
+            .map(|v| {
+                crate::project::keep_rolled();
+                v * v
+            })
+            .sum();
         if !computed.is_finite() {
             return Err(Error::NonFiniteModel);
         }
@@ -304,6 +319,7 @@ impl<'a> ModelRef<'a> {
                 fit_method: parts.fit.method as u32,
                 n_train: parts.fit.n_train,
                 total_variance: parts.fit.total_variance,
+                reserved: 0,
                 mean,
                 inv_std,
                 points: parts.points.as_ptr(),
