@@ -7,7 +7,7 @@
 #
 # 1. Rust: a copy of firmware/rust-m4f in a temporary directory, depending on
 #    kpca by path, with its own ordinary release profile (opt-level 3, lto,
-#    codegen-units 1), built twice: as it is, and with the repository's flag
+#    codegen-units 1), built twice: as it is, and with the runtime-unrolling
 #    flag added (--config target.thumbv7em-none-eabihf.rustflags: LLVM's runtime
 #    unrolling off). Both are run on QEMU mps2-an386 and must pass their own
 #    checks (exit status 0).

@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
 # Install the Debian packages that the bare-metal firmware harness
 # (c-examples/firmware), the host C tests and the QEMU instruction-counting
-# plugin build (scripts/qemu-plugin/build.sh) need; with --riscv also the
-# RISC-V toolchain of the link check (scripts/link-check.sh).
+# plugin build (scripts/qemu-plugin/build.sh, with --plugin) need; with --riscv
+# also the RISC-V toolchain of the link check (scripts/link-check.sh).
 #
-#   scripts/install-firmware-deps.sh [--riscv]
+#   scripts/install-firmware-deps.sh [--riscv] [--plugin]
 #
 # Idempotent: installs only what is missing; runs `apt-get update` only when
 # something has to be installed (or when the source index is missing).
 #
 #   firmware:  gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
 #   host C:    gcc libc6-dev g++ (tests/c_host.rs also compiles the header as C++)
-#   C library: cmake (the CMake package and add_subdirectory tests, scripts/clib-test.sh;
-#              pkg-config, below, also reads the release's kpca.pc)
-#   plugin:    libglib2.0-dev pkg-config xz-utils patch dpkg-dev (for `apt-get source`)
-#              plus a deb-src entry for Debian so that `apt-get source qemu` works.
+#   C library: cmake pkg-config (the CMake package, add_subdirectory and kpca.pc
+#              tests, scripts/clib-test.sh)
+#   --plugin:  libglib2.0-dev xz-utils patch dpkg-dev (for `apt-get source`)
+#              plus a deb-src entry for Debian so that `apt-get source qemu` works
+#              (only with --plugin: the demo and the plain firmware run need none).
 #   --riscv:   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 #
-# `cargo xtask deps` runs it with --riscv (and adds the rustup targets).
+# `cargo xtask deps` runs it with --riscv --plugin (and adds the rustup targets).
 # Must run as root (or with sudo available) when something is missing. Works
 # from any directory.
 set -euo pipefail
 
 riscv=0
-case "${1:-}" in
-    "") ;;
-    --riscv) riscv=1 ;;
-    *) echo "usage: $0 [--riscv]" >&2; exit 2 ;;
-esac
+plugin=0
+for arg in "$@"; do
+    case "$arg" in
+        --riscv) riscv=1 ;;
+        --plugin) plugin=1 ;;
+        *) echo "usage: $0 [--riscv] [--plugin]" >&2; exit 2 ;;
+    esac
+done
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -35,7 +39,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PKGS=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm make
-      gcc libc6-dev g++ cmake libglib2.0-dev pkg-config xz-utils dpkg-dev patch)
+      gcc libc6-dev g++ cmake pkg-config)
+if [ "$plugin" -eq 1 ]; then
+    PKGS+=(libglib2.0-dev xz-utils dpkg-dev patch)
+fi
 if [ "$riscv" -eq 1 ]; then
     PKGS+=(gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
 fi
@@ -52,7 +59,9 @@ done
 # source package matching the installed qemu-system-arm). Only added if no
 # deb-src entry exists already. Debian mirrors only.
 need_src_update=0
-if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if [ "$plugin" -eq 0 ]; then
+    :
+elif ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")"
     echo "install-firmware-deps: adding deb-src entry for Debian ${codename}"
     $SUDO tee /etc/apt/sources.list.d/kpca-deb-src.sources >/dev/null <<SRC

@@ -25,9 +25,9 @@ force=0
 
 die() { echo "qemu-plugin/build.sh: $*" >&2; exit 1; }
 
-command -v qemu-system-arm >/dev/null || die "qemu-system-arm not installed (run scripts/install-firmware-deps.sh)"
+command -v qemu-system-arm >/dev/null || die "qemu-system-arm not installed (run scripts/install-firmware-deps.sh --plugin)"
 for tool in gcc pkg-config tar xz patch apt-get dpkg-query; do
-    command -v "$tool" >/dev/null || die "$tool missing (run scripts/install-firmware-deps.sh)"
+    command -v "$tool" >/dev/null || die "$tool missing (run scripts/install-firmware-deps.sh --plugin)"
 done
 pkg-config --exists glib-2.0 || die "glib-2.0 development files missing (libglib2.0-dev)"
 
@@ -58,7 +58,7 @@ if [ -z "$orig" ] || [ -z "$debtar" ]; then
     aptopts=()
     [ "$(id -u)" -eq 0 ] && aptopts=(-o APT::Sandbox::User=root)
     if ! apt-get "${aptopts[@]}" source --download-only -qq "$srcpkg=$srcver"; then
-        die "apt-get source failed: is there a deb-src entry and an up-to-date index? (run scripts/install-firmware-deps.sh)"
+        die "apt-get source failed: is there a deb-src entry and an up-to-date index? (run scripts/install-firmware-deps.sh --plugin)"
     fi
     orig="$(ls ${srcpkg}_${upver}.orig.tar.* | head -n1)"
     debtar="$(ls ${srcpkg}_${srcver#*:}.debian.tar.* | head -n1)"

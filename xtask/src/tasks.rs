@@ -28,12 +28,14 @@ pub fn ensure_targets(targets: &[&str]) -> Result {
     run(cmd("rustup").args(["target", "add"]).args(&missing))
 }
 
-/// The Debian packages of the firmware checks (scripts/install-firmware-deps.sh:
-/// arm-none-eabi-gcc, newlib, QEMU, make, the QEMU plugin's build
-/// dependencies; with `riscv` also the RISC-V gcc and picolibc). Installs only
-/// what is missing; prints the tool versions.
+/// The Debian packages of the firmware checks (scripts/install-firmware-deps.sh
+/// --plugin: arm-none-eabi-gcc, newlib, QEMU, make, cmake, pkg-config, the
+/// QEMU plugin's build dependencies and its deb-src entry; with `riscv` also
+/// the RISC-V gcc and picolibc). Installs only what is missing; prints the
+/// tool versions.
 pub fn ensure_firmware_packages(riscv: bool) -> Result {
     let mut c = script("install-firmware-deps.sh");
+    c.arg("--plugin");
     if riscv {
         c.arg("--riscv");
     }
