@@ -74,13 +74,12 @@ impl FitInfo {
         if !self.total_variance.is_finite() {
             return Err(Error::NonFiniteModel);
         }
-        let n = usize::try_from(self.n_train).unwrap_or(usize::MAX);
-        let ok = match self.method {
-            FitMethod::NotRecorded => n == 0 && self.total_variance.to_bits() == 0,
-            FitMethod::Full => n == n_points && self.total_variance > 0.0,
-            FitMethod::Nystrom => n >= 1 && self.total_variance > 0.0,
-        };
-        if ok {
+        if record_is_valid(
+            self.method as u32,
+            self.n_train,
+            self.total_variance,
+            n_points,
+        ) {
             Ok(())
         } else {
             Err(Error::InconsistentModel)
@@ -99,6 +98,22 @@ impl FitInfo {
             written += 1;
         }
         Some(written)
+    }
+}
+
+/// The rules of [`FitInfo`] on the stored words (method code, n, total), for
+/// a model of `n_points` stored points: nothing recorded (all bits zero), a
+/// full fit with n = m, or a Nyström fit with n >= 1, each with a finite total
+/// > 0. One comparison chain, shared by the loader and
+/// [`FitInfo::check`] (the loader's code size counts on the device).
+#[inline]
+pub(crate) fn record_is_valid(method: u32, n_train: u32, total: f32, n_points: usize) -> bool {
+    let positive = total > 0.0 && total <= f32::MAX;
+    match method {
+        0 => n_train == 0 && total.to_bits() == 0,
+        1 => usize::try_from(n_train) == Ok(n_points) && positive,
+        2 => n_train != 0 && positive,
+        _ => false,
     }
 }
 

@@ -33,7 +33,7 @@
 
 use crate::crc32::crc32;
 use crate::error::Error;
-use crate::fit_info::{FitInfo, FitMethod};
+use crate::fit_info::{record_is_valid, FitInfo, FitMethod};
 use crate::kernel::check_params;
 use crate::model::{
     check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
@@ -184,9 +184,9 @@ impl Header {
     /// the version ([`Error::UnsupportedVersion`] outside
     /// [`OLDEST_FORMAT_VERSION`]..=[`FORMAT_VERSION`]), the byte order
     /// ([`Error::ByteOrder`], also on big-endian targets), and the header
-    /// length, flags and fit record ([`Error::BadHeader`]; a version-1 header
-    /// must have zeros there, its reserved words). The fit record's agreement
-    /// with the stored points is checked by the loader.
+    /// length and flags ([`Error::BadHeader`]). The fit record (offsets
+    /// 52..64: zeros in version 1, its reserved words) is checked by the
+    /// loader, against the stored points.
     #[inline]
     pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
         if bytes.get(..4).ok_or(Error::Truncated)? != MAGIC {
@@ -202,11 +202,7 @@ impl Header {
         if h.byte_order_mark != BYTE_ORDER_MARK || cfg!(target_endian = "big") {
             return Err(Error::ByteOrder);
         }
-        if usize::from(h.header_len) != HEADER_LEN
-            || h.flags & !FLAG_STANDARDIZED != 0
-            || (h.version == 1 && (h.n_train | h.total_variance.to_bits() | h.fit_method) != 0)
-            || FitMethod::from_u32(h.fit_method).is_none()
-        {
+        if usize::from(h.header_len) != HEADER_LEN || h.flags & !FLAG_STANDARDIZED != 0 {
             return Err(Error::BadHeader);
         }
         Ok(h)
@@ -311,8 +307,9 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         to_usize(h.n_components),
     );
     check_dims(d, m, k)?;
-    let fit = h.fit_info();
-    fit.check(m).map_err(|_| Error::BadHeader)?;
+    if !record_is_valid(h.fit_method, h.n_train, h.total_variance, m) {
+        return Err(Error::BadHeader);
+    }
     let kernel = u32::from(h.kernel);
     let (gamma, degree, coef0) = check_params(kernel, h.gamma, h.degree, h.coef0)?;
     let standardized = h.is_standardized();
