@@ -111,8 +111,8 @@ impl Plan {
 fn landmarks(ny: &Nystrom, n: usize, k: usize) -> Result<Vec<usize>, FitError> {
     let too_many = |m: usize| FitError::BadLandmarkCount {
         m,
-        n_points: n,
-        n_components: k,
+        n_points: Some(n),
+        n_components: Some(k),
     };
     match ny {
         Nystrom::Random { m, seed } => {

@@ -65,10 +65,10 @@ pub enum FitError {
     BadLandmarkCount {
         /// Landmarks asked for.
         m: usize,
-        /// Training points.
-        n_points: usize,
-        /// Components asked for.
-        n_components: usize,
+        /// Training points (`None` when checked before the data is seen).
+        n_points: Option<usize>,
+        /// Components asked for (`None` when only landmarks were drawn).
+        n_components: Option<usize>,
     },
     /// A landmark index is out of range or repeated.
     BadLandmarkIndex {
@@ -175,11 +175,17 @@ impl fmt::Display for FitError {
                 m,
                 n_points,
                 n_components,
-            } => write!(
-                f,
-                "Nyström needs n_components <= m <= n: got m = {m} landmarks with \
-                 n = {n_points} points and {n_components} components"
-            ),
+            } => {
+                let points = n_points.map_or(String::new(), |n| format!(" with n = {n} points"));
+                let components = n_components.map_or(String::new(), |k| {
+                    format!(" and {k} component{}", if k == 1 { "" } else { "s" })
+                });
+                write!(
+                    f,
+                    "Nyström needs 1 <= n_components <= m <= n: got m = {m} landmark{}{points}{components}",
+                    if *m == 1 { "" } else { "s" }
+                )
+            }
             FitError::BadLandmarkIndex {
                 index,
                 n_points,

@@ -288,8 +288,8 @@ impl KernelPcaParams {
             if m < k || m == 0 {
                 return Err(FitError::BadLandmarkCount {
                     m,
-                    n_points: 0,
-                    n_components: k,
+                    n_points: None,
+                    n_components: Some(k),
                 });
             }
             if let Nystrom::Indices(idx) = ny {

@@ -137,8 +137,8 @@ pub fn sample_landmarks<R: Rng + ?Sized>(
     if m > n || m == 0 {
         return Err(FitError::BadLandmarkCount {
             m,
-            n_points: n,
-            n_components: 0,
+            n_points: Some(n),
+            n_components: None,
         });
     }
     let mut pool: Vec<usize> = (0..n).collect();
