@@ -103,8 +103,8 @@ impl FitInfo {
 
 /// The rules of [`FitInfo`] on the stored words (method code, n, total), for
 /// a model of `n_points` stored points: nothing recorded (all bits zero), a
-/// full fit with n = m, or a Nyström fit with n >= 1, each with a finite total
-/// > 0. One comparison chain, shared by the loader and
+/// full fit with n = m, or a Nyström fit with n >= 1, each with a total that
+/// is finite and positive. One comparison chain, shared by the loader and
 /// [`FitInfo::check`] (the loader's code size counts on the device).
 #[inline]
 pub(crate) fn record_is_valid(method: u32, n_train: u32, total: f32, n_points: usize) -> bool {
