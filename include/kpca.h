@@ -189,8 +189,8 @@ typedef struct kpca_model {
   uint32_t n_train;
   /**
    * Total variance of the fit, in the units of the eigenvalues (0 when not
-   * recorded): eigenvalues[l] / total_variance is the share of the variance
-   * component l explains.
+   * recorded): component l's eigenvalue over it is the share of the
+   * variance that component explains.
    */
   float total_variance;
   /**

@@ -176,8 +176,8 @@ pub struct kpca_model {
     /// Training rows n of the fit (0 when not recorded).
     pub n_train: u32,
     /// Total variance of the fit, in the units of the eigenvalues (0 when not
-    /// recorded): eigenvalues[l] / total_variance is the share of the variance
-    /// component l explains.
+    /// recorded): component l's eigenvalue over it is the share of the
+    /// variance that component explains.
     pub total_variance: f32,
     /// 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
     pub reserved: u32,
