@@ -3,55 +3,16 @@
 //! the help text of every subcommand; the exported C compiled against the host
 //! static library and run.
 
+mod common;
+
+use common::*;
 use kpca::ModelRef;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------- helpers
-
-fn kpca() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kpca"))
-}
-
-/// Runs the binary with `args`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = kpca().args(args).output().expect("kpca runs");
-    decode(out)
-}
-
-fn run_stdin(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let mut child = kpca()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kpca starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin)
-        .expect("stdin written");
-    decode(child.wait_with_output().expect("kpca finishes"))
-}
-
-fn decode(out: Output) -> (i32, String, String) {
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Runs and asserts success.
-fn ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, 0, "kpca {args:?} failed:\n{stdout}\n{stderr}");
-    stdout
-}
 
 /// Runs and asserts the exit code and that stderr contains every `needles`.
 fn fails(args: &[&str], code: i32, needles: &[&str]) -> String {

@@ -4,24 +4,13 @@
 //! one-line hints on standard error about a model that is likely useless,
 //! which --quiet silences. Runs the binary.
 
+mod common;
+
+use common::*;
 use kpca::format::HEADER_LEN;
 use kpca::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
 use kpca_fit::MAX_FULL_POINTS;
 use std::path::PathBuf;
-use std::process::Command;
-
-/// Runs the binary; returns (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kpca"))
-        .args(args)
-        .output()
-        .expect("kpca runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Deterministic pseudo-random numbers.
 struct Lcg(u64);

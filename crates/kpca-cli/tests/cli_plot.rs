@@ -4,27 +4,11 @@
 //! shows every row's score against the threshold for every number of
 //! components, coloured by label, the rows above the threshold marked.
 
+mod common;
+
+use common::*;
 use kpca::ModelRef;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kpca"))
-        .args(args)
-        .output()
-        .expect("kpca runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, 0, "kpca {args:?}:\n{stdout}\n{stderr}");
-    stdout
-}
 
 /// Deterministic values in [-1, 1).
 struct Lcg(u64);

@@ -10,31 +10,12 @@
 //! reads its data from standard input, which the test writes only after that,
 //! so the child cannot write anything before the pipe is closed.
 
+mod common;
+
+use common::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn kpca() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_kpca"))
-}
-
-/// Runs with `stdin` as standard input; returns the output.
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = kpca()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kpca starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin)
-        .expect("stdin written");
-    child.wait_with_output().expect("kpca finishes")
-}
+use std::process::{Command, Stdio};
 
 /// Runs with standard output a pipe whose read end is already closed, and
 /// `stdin` as standard input; returns (exit code, stderr).
@@ -54,16 +35,6 @@ fn run_into_closed_pipe(args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
     let out = child.wait_with_output().expect("kpca finishes");
     (
         out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// Runs with files only; returns (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = kpca().args(args).output().expect("kpca runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
