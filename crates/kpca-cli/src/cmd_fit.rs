@@ -481,12 +481,15 @@ fn fit_hints(
             spread,
         )),
     }
+    let (d, m, k) = (fitted.n_features(), fitted.n_points(), fitted.n_components());
     out.extend(hints::flash_hint(&ModelShape {
         blob_len,
-        dim: fitted.n_features(),
-        n_points: fitted.n_points(),
-        n_components: fitted.n_components(),
-        standardized,
+        dim: d,
+        n_points: m,
+        n_components: k,
+        // The blob's input map: the standardisation, or the centre that rbf
+        // and laplacian models are stored relative to.
+        standardized: kpca::format::blob_len_for(d, m, k, true) == Some(blob_len),
         nystrom: Some(!matches!(fitted.method(), Method::Full)),
     }));
     out

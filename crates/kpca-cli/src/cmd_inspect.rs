@@ -48,14 +48,7 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         "stored points m: {m} (training points for full kernel PCA, landmarks for Nyström)"
     ))?;
     out.report(&format!("components k: {k}"))?;
-    out.report(&format!(
-        "standardised input: {}",
-        if model.is_standardized() {
-            "yes (per-feature mean and 1/std stored, applied on the device)"
-        } else {
-            "no (rows are used as given)"
-        }
-    ))?;
+    out.report(&format!("standardised input: {}", input_map_text(model)))?;
     let std_bytes = if model.is_standardized() {
         2 * d * 4
     } else {
@@ -89,6 +82,21 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         ))
     } else {
         out.report("anomaly threshold: unset (0)")
+    }
+}
+
+/// How the device maps an input before the kernel: standardised, only
+/// centred (1/std = 1: how the fit stores rbf and laplacian models without
+/// standardisation, for f32 accuracy far from the origin), or as given.
+fn input_map_text(model: &ModelRef<'_>) -> &'static str {
+    match model.standardization() {
+        Some((_, inv_std)) if inv_std.iter().all(|&v| v == 1.0) => {
+            "centred only (a stored centre is subtracted on the device, 1/std = 1: the \
+             points of this shift-invariant kernel are stored relative to their centre, \
+             which keeps f32 accurate far from the origin)"
+        }
+        Some(_) => "yes (per-feature mean and 1/std stored, applied on the device)",
+        None => "no (rows are used as given)",
     }
 }
 

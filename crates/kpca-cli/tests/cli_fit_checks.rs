@@ -696,7 +696,9 @@ fn a_model_over_256_kib_gets_a_hint_with_the_landmarks_that_fit() {
     assert!(size > 256 * 1024 && stdout.contains(&format!("({size} bytes")));
     // Header, CRC, then per point d + 1 (norm) + k (A) + 1 (c) floats, and 2k.
     let per_point = 4 * (1000 + 2 + k);
-    let fixed = HEADER_LEN + 4 + 4 * 2 * k;
+    // The rbf model also stores its input map (the centre it is stored
+    // relative to, and 1/std = 1): 2 d floats.
+    let fixed = HEADER_LEN + 4 + 4 * 2 * k + 4 * 2 * 1000;
     let m = (256 * 1024 - fixed) / per_point;
     let hint = hints(&stderr)
         .into_iter()

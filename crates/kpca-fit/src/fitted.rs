@@ -2,7 +2,7 @@
 
 use crate::data::Dataset;
 use crate::driver::TrainingData;
-use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelSpec};
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
 use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
 use kpca::{FitInfo, FitMethod};
@@ -38,6 +38,9 @@ pub(crate) struct FitCore {
     pub train_anomaly: Vec<f64>,
     pub curve: Vec<f64>,
 }
+
+/// The device's input map x' = (x - mean) * inv_std, as (mean, inv_std).
+type InputMap = (Vec<f32>, Vec<f32>);
 
 /// Per-feature standardisation (x - mean) / std with ddof = 0.
 #[derive(Clone, Debug, PartialEq)]
@@ -474,24 +477,62 @@ impl FittedKpca {
         (a, b)
     }
 
+    /// The device model's stored points and its input map x' = (x - mean) *
+    /// inv_std: the standardisation when it is on; for the shift-invariant
+    /// kernels (rbf, laplacian) without it, the stored points' centre with
+    /// inv_std = 1, so that the device works with x - centre and z - centre,
+    /// near the origin, where ‖x' - z'‖² in f32 keeps its accuracy (the kernel
+    /// values are the same: k(x - c, z - c) = k(x, z)); else the points as
+    /// they are. The centre is the f32 one the device subtracts.
+    fn device_points(&self) -> (Vec<f32>, Option<InputMap>) {
+        let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
+        let d = self.n_features.max(1);
+        if let Some(s) = &self.standardizer {
+            let inv: Vec<f32> = s.std.iter().map(|&v| (1.0 / v) as f32).collect();
+            return (to32(&self.core.points), Some((to32(&s.mean), inv)));
+        }
+        if !matches!(
+            self.kernel.spec().kind,
+            KernelKind::Rbf | KernelKind::Laplacian
+        ) {
+            return (to32(&self.core.points), None);
+        }
+        let m = (self.core.points.len() / d).max(1) as f64;
+        let mut centre = vec![0.0f64; d];
+        for z in self.core.points.chunks_exact(d) {
+            for (c, v) in centre.iter_mut().zip(z) {
+                *c += v / m;
+            }
+        }
+        let centre32 = to32(&centre);
+        let points = self
+            .core
+            .points
+            .chunks_exact(d)
+            .flat_map(|z| {
+                z.iter()
+                    .zip(&centre32)
+                    .map(|(v, &c)| (v - f64::from(c)) as f32)
+            })
+            .collect();
+        (points, Some((centre32, vec![1.0; d])))
+    }
+
     /// The device model in f32, owning its arrays: stored points (standardised when
-    /// standardisation is on), their squared norms computed from the f32 points,
-    /// row-major A, b, c, s, the eigenvalues as reported by
+    /// standardisation is on; relative to their centre for rbf and laplacian
+    /// models without it, see `device_points`), their squared norms computed
+    /// from the f32 points, row-major A, b, c, s, the eigenvalues as reported by
     /// [`FittedKpca::eigenvalues`], and the threshold. Validated by the core.
     pub fn to_model(&self) -> Result<DeviceModel, FitError> {
         let kernel = self.kernel.to_device()?;
         let (a, b) = self.folded();
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
-        let points = to32(&self.core.points);
+        let (points, standardize) = self.device_points();
         let d = self.n_features;
         let point_sq_norms = points
             .chunks_exact(d.max(1))
             .map(|z| z.iter().map(|v| v * v).sum::<f32>())
             .collect();
-        let standardize = self.standardizer.as_ref().map(|s| {
-            let inv: Vec<f32> = s.std.iter().map(|&v| (1.0 / v) as f32).collect();
-            (to32(&s.mean), inv)
-        });
         let model = DeviceModel {
             kernel,
             dim: d,
