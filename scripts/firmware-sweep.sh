@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Cost of kpca_project over the shapes: every d from 1 to 64 at k = 4 and 8
+# (RBF, m = 128 stored points), on the emulated Cortex-M4F (QEMU mps2-an386),
+# exact instructions per call counted as in scripts/firmware-cost.sh; each
+# shape's firmware first checks its results against the host's (self-check).
+#
+#   scripts/firmware-sweep.sh [D_MAX]      (default 64; about 10 minutes)
+#
+# Writes build/firmware-sweep.md (d, instructions at k = 4 and 8, and per
+# stored point) and prints it. Works from any directory.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+root=$ROOT
+dmax=${1:-64}
+need_tools firmware-sweep arm-none-eabi-gcc qemu-system-arm python3
+scripts/qemu-plugin/build.sh >/dev/null
+PLUGIN=$root/build/qemu-plugin/libinsn.so
+N=16
+M=128
+out=$root/build/sweep
+mkdir -p "$out"
+cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
+LIB=$TARGET_DIR/thumbv7em-none-eabihf/firmware/libkpca.a
+FW=c-examples/firmware
+ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
+CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$root/c-examples/baseline -I$root/include"
+LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
+harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
+count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }
+
+# project_cost D K: instructions per kpca_project call for an RBF model of shape (M, D, K).
+project_cost() {
+  local d=$1 k=$2 dir=$out/d${1}_k${2} calls log c0 cn
+  cargo xtask gen-model bench rbf "$M" "$d" "$k" "$dir" >/dev/null
+  for calls in 0 $N; do
+    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=1 -DBENCH_CALLS=$calls $LDFLAGS \
+      -o "$dir/bench_1_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
+  done
+  wait
+  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_1_0.elf" 2>&1 </dev/null)
+  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for d=$d k=$k: $log" >&2; exit 1; }
+  c0=$(count "$dir/bench_1_0.elf"); cn=$(count "$dir/bench_1_$N.elf")
+  echo $(( (cn - c0) / N ))
+}
+
+table="| d | kpca_project, k = 4 | per stored point | kpca_project, k = 8 | per stored point |
+|--:|--:|--:|--:|--:|"
+for d in $(seq 1 "$dmax"); do
+  p4=$(project_cost "$d" 4); p8=$(project_cost "$d" 8)
+  row="| $d | $p4 | $((p4 / M)) | $p8 | $((p8 / M)) |"
+  echo "$row"
+  table="$table
+$row"
+done
+echo "$table" > "$root/build/firmware-sweep.md"
+echo "wrote $root/build/firmware-sweep.md"
