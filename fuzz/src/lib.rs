@@ -332,7 +332,9 @@ pub fn exercise(view: &ModelRef<'_>, vals: &mut Values<'_>) {
 
 /// Reserialising a loaded model gives back the blob, except the kernel
 /// parameters the kernel does not use (the reader ignores them, the writer
-/// writes 0) and so the CRC; and the rewritten blob loads to the same model.
+/// writes 0), the version (an older blob is rewritten in the current
+/// format, the same bytes otherwise) and so the CRC; and the rewritten blob
+/// loads to the same model.
 pub fn check_rewrite(view: &ModelRef<'_>, blob: &[u8]) {
     let len = view.blob_len();
     assert_eq!(len, blob.len(), "blob_len of a loaded model");
@@ -344,7 +346,10 @@ pub fn check_rewrite(view: &ModelRef<'_>, blob: &[u8]) {
     assert_eq!(view.write_to(&mut again), Ok(len));
     assert_eq!(&again[len..], &[0u8; 4], "wrote past the blob");
     again.truncate(len);
-    assert_eq!(again[..28], blob[..28], "header");
+    let version = u16::from_le_bytes([again[4], again[5]]);
+    assert_eq!(version, kpca::format::FORMAT_VERSION, "written version");
+    assert_eq!(again[..4], blob[..4], "magic");
+    assert_eq!(again[6..28], blob[6..28], "header");
     assert_eq!(again[40..len - 4], blob[40..len - 4], "sections");
     let copy = Aligned::new(&again, 0);
     let reloaded = ModelRef::from_bytes(copy.bytes()).expect("a rewritten model loads");

@@ -481,7 +481,11 @@ fn fit_hints(
             spread,
         )),
     }
-    let (d, m, k) = (fitted.n_features(), fitted.n_points(), fitted.n_components());
+    let (d, m, k) = (
+        fitted.n_features(),
+        fitted.n_points(),
+        fitted.n_components(),
+    );
     out.extend(hints::flash_hint(&ModelShape {
         blob_len,
         dim: d,
