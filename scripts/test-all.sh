@@ -7,7 +7,7 @@
 # The steps, their order and what each runs are in xtask/src/test.rs
 # (`cargo xtask test --list`): deps lint no-std unit examples firmware sanitize
 # miri fuzz. The first (deps) installs the rustup components and targets and the
-# Debian packages (scripts/install-firmware-deps.sh --riscv); the nightly
+# Debian packages (scripts/install-firmware-deps.sh --riscv --plugin); the nightly
 # toolchain, Miri and cargo-fuzz are installed by their steps. Nothing is
 # skipped unless asked for with --skip, and the summary says so. Ends with
 # `test: N passed, N failed` (steps).

@@ -15,7 +15,7 @@ const STEPS: [Step; 11] = [
     Step {
         name: "deps",
         what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
-               Debian packages (scripts/install-firmware-deps.sh --riscv)",
+               Debian packages (scripts/install-firmware-deps.sh --riscv --plugin)",
         run: tasks::deps,
     },
     Step {
