@@ -7,7 +7,7 @@
 #   CALLER_DIR  the directory the script was started from (for path arguments)
 #   TARGET_DIR  cargo's target directory: CARGO_TARGET_DIR (made absolute against
 #               CALLER_DIR, as cargo reads it, and exported so) or $ROOT/target
-# and defines need_tools, need_nightly and hostile_cache below.
+# and defines need_tools, need_nightly, hostile_cache, m4f_bench_setup and count below.
 
 CALLER_DIR=$PWD
 if [ -n "${CARGO_TARGET_DIR:-}" ]; then
@@ -67,3 +67,21 @@ hostile_cache() {
   printf '%s\n' "$here" > "$root/$key/clone-path"
   echo "$root/$key/$1"
 }
+
+# The bench setup of scripts/firmware-cost.sh and scripts/firmware-sweep.sh:
+# builds QEMU's counting plugin and the M4F libkpca.a (profile firmware), and
+# sets PLUGIN, LIB, FW, ARCH, CFLAGS, LDFLAGS and harness (the bench
+# firmware's own sources) and count ELF (instructions of one QEMU run).
+#   m4f_bench_setup
+m4f_bench_setup() {
+  scripts/qemu-plugin/build.sh >/dev/null
+  PLUGIN=$ROOT/build/qemu-plugin/libinsn.so
+  cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
+  LIB=$TARGET_DIR/thumbv7em-none-eabihf/firmware/libkpca.a
+  FW=c-examples/firmware
+  ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
+  CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$ROOT/c-examples/baseline -I$ROOT/include"
+  LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
+  harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
+}
+count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }

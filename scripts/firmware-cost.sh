@@ -18,22 +18,10 @@ set -euo pipefail
 root=$ROOT
 quick=${1:-}
 need_tools firmware-cost arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm python3
-scripts/qemu-plugin/build.sh >/dev/null
-PLUGIN=$root/build/qemu-plugin/libinsn.so
 N=64
 out=$root/build/cost
 mkdir -p "$out"
-
-cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
-LIB=$TARGET_DIR/thumbv7em-none-eabihf/firmware/libkpca.a
-
-FW=c-examples/firmware
-ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
-CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$root/c-examples/baseline -I$root/include"
-LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
-harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
-
-count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }
+m4f_bench_setup
 per_call() { # elf0 elfN
   local c0 cn; c0=$(count "$1"); cn=$(count "$2")
   python3 -c "print(f'{($cn - $c0) / $N:.0f}')"

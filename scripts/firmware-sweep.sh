@@ -13,20 +13,11 @@ set -euo pipefail
 root=$ROOT
 dmax=${1:-64}
 need_tools firmware-sweep arm-none-eabi-gcc qemu-system-arm python3
-scripts/qemu-plugin/build.sh >/dev/null
-PLUGIN=$root/build/qemu-plugin/libinsn.so
 N=16
 M=128
 out=$root/build/sweep
 mkdir -p "$out"
-cargo build -q -p kpca-staticlib --profile firmware --target thumbv7em-none-eabihf
-LIB=$TARGET_DIR/thumbv7em-none-eabihf/firmware/libkpca.a
-FW=c-examples/firmware
-ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
-CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$root/c-examples/baseline -I$root/include"
-LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
-harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
-count() { scripts/qemu-plugin/count.sh --plugin "$PLUGIN" "$1" 2>/dev/null; }
+m4f_bench_setup
 
 # project_cost D K: instructions per kpca_project call for an RBF model of shape (M, D, K).
 project_cost() {
