@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Miri (nightly) over the core's and the C ABI's tests: the unit tests,
-# kpca/tests/core_model.rs, kpca/tests/numeric_edges.rs,
+# kpca/tests/core_model.rs, kpca/tests/numeric_edges.rs, kpca/tests/old_formats.rs,
 # kpca-capi/tests/capi.rs and kpca-capi/tests/capi_hostile.rs, every test with
 # no --skip (their long sweeps take a sample under cfg(miri)). Any undefined
 # behaviour Miri finds fails the script.
@@ -21,27 +21,39 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || cargo +nightly miri setup
 TDIR=${KPCA_MIRI_TARGET:-$(hostile_cache miri-target)}
-# Miri's own checks: Stacked Borrows (default), alignment, uninitialised
-# memory, data races between the test threads, leaks.
 export MIRIFLAGS=${MIRIFLAGS:-}
 
-run() { # label, cargo miri test arguments...
-  local label=$1 t0=$SECONDS
-  shift
+run() { # target dir, label, cargo miri test arguments...
+  local tdir=$1 label=$2 t0=$SECONDS
+  shift 2
   echo "miri: $label"
-  cargo +nightly miri test --quiet --target-dir "$TDIR" "$@"
+  cargo +nightly miri test --quiet --target-dir "$tdir" "$@"
   echo "miri: $label: $((SECONDS - t0)) s"
 }
 
-# Every test runs; the long sweeps (float functions over millions of
-# arguments, every bit of a blob, every projection path) visit a sample of
-# their points under Miri (`cfg!(miri)` in the tests).
-# Both crates are selected in every run so that libm's feature reaches the C
-# ABI's tests too.
 SEL=(-p kpca -p kpca-capi --features libm/force-soft-floats)
-run "unit tests (core and C ABI, --lib)" "${SEL[@]}" --lib
-run "kpca/tests/core_model.rs" "${SEL[@]}" --test core_model
-run "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges
-run "kpca-capi/tests/capi.rs" "${SEL[@]}" --test capi
-run "kpca-capi/tests/capi_hostile.rs" "${SEL[@]}" --test capi_hostile
+# Two groups of about the same length, one per core, each in its own target
+# directory (cargo holds a target directory's lock while its tests run).
+group_a() {
+  run "$TDIR" "unit tests (core and C ABI, --lib)" "${SEL[@]}" --lib &&
+    run "$TDIR" "kpca-capi/tests/capi.rs" "${SEL[@]}" --test capi &&
+    run "$TDIR" "kpca-capi/tests/capi_hostile.rs" "${SEL[@]}" --test capi_hostile &&
+    run "$TDIR" "kpca/tests/old_formats.rs" "${SEL[@]}" --test old_formats
+}
+group_b() {
+  run "$TDIR-b" "kpca/tests/core_model.rs" "${SEL[@]}" --test core_model &&
+    run "$TDIR-b" "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges
+}
+log_a=$(mktemp); trap 'rm -f "$log_a"' EXIT
+group_a >"$log_a" 2>&1 &
+pid_a=$!
+status_b=0
+group_b || status_b=$?
+status_a=0
+wait "$pid_a" || status_a=$?
+cat "$log_a"
+if [ "$status_a" -ne 0 ] || [ "$status_b" -ne 0 ]; then
+  echo "miri: FAILED (group a: exit $status_a, group b: exit $status_b)" >&2
+  exit 1
+fi
 echo "miri: no undefined behaviour found"
