@@ -86,18 +86,18 @@ impl FitInfo {
         }
     }
 
-    /// The share of the total variance that each of `eigenvalues` explains,
-    /// written into `out` (as many as fit); `None` when nothing is recorded.
-    pub fn variance_shares(&self, eigenvalues: &[f32], out: &mut [f32]) -> Option<usize> {
-        if !self.is_recorded() {
-            return None;
+    /// The record of the stored words (method code, n, total), as a blob's
+    /// header and a loaded model hold them; [`FitInfo::NOT_RECORDED`] for an
+    /// unknown method code (which the loader refuses).
+    pub fn from_words(method: u32, n_train: u32, total_variance: f32) -> FitInfo {
+        match FitMethod::from_u32(method) {
+            Some(method) => FitInfo {
+                method,
+                n_train,
+                total_variance,
+            },
+            None => FitInfo::NOT_RECORDED,
         }
-        let mut written = 0;
-        for (o, &mu) in out.iter_mut().zip(eigenvalues) {
-            *o = mu / self.total_variance;
-            written += 1;
-        }
-        Some(written)
     }
 }
 
@@ -170,26 +170,19 @@ mod tests {
     }
 
     #[test]
-    fn shares_divide_by_the_total() {
-        let info = FitInfo {
-            method: FitMethod::Full,
-            n_train: 4,
-            total_variance: 8.0,
-        };
-        let mut out = [0.0; 2];
-        assert_eq!(info.variance_shares(&[4.0, 2.0], &mut out), Some(2));
-        assert_eq!(out, [0.5, 0.25]);
-        assert_eq!(
-            FitInfo::NOT_RECORDED.variance_shares(&[4.0], &mut out),
-            None
-        );
-    }
-
-    #[test]
     fn stored_codes_round_trip() {
         for m in [FitMethod::NotRecorded, FitMethod::Full, FitMethod::Nystrom] {
             assert_eq!(FitMethod::from_u32(m as u32), Some(m));
         }
         assert_eq!(FitMethod::from_u32(3), None);
+        assert_eq!(
+            FitInfo::from_words(2, 7, 1.5),
+            FitInfo {
+                method: FitMethod::Nystrom,
+                n_train: 7,
+                total_variance: 1.5
+            }
+        );
+        assert_eq!(FitInfo::from_words(9, 7, 1.5), FitInfo::NOT_RECORDED);
     }
 }

@@ -33,7 +33,7 @@
 
 use crate::crc32::crc32;
 use crate::error::Error;
-use crate::fit_info::{record_is_valid, FitInfo, FitMethod};
+use crate::fit_info::{record_is_valid, FitInfo};
 use crate::kernel::check_params;
 use crate::model::{
     check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
@@ -237,16 +237,9 @@ impl Header {
     }
 
     /// The fit record of the header ([`FitInfo::NOT_RECORDED`] for an
-    /// unknown method code, which [`Header::parse`] refuses).
+    /// unknown method code, which the loader refuses).
     pub fn fit_info(&self) -> FitInfo {
-        match FitMethod::from_u32(self.fit_method) {
-            Some(method) => FitInfo {
-                method,
-                n_train: self.n_train,
-                total_variance: self.total_variance,
-            },
-            None => FitInfo::NOT_RECORDED,
-        }
+        FitInfo::from_words(self.fit_method, self.n_train, self.total_variance)
     }
 
     /// Whether the flags say the inputs are standardised.

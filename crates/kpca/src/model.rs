@@ -3,7 +3,7 @@
 //! size limits.
 
 use crate::error::Error;
-use crate::fit_info::{FitInfo, FitMethod};
+use crate::fit_info::FitInfo;
 use crate::kernel::{Kernel, KernelId};
 use core::marker::PhantomData;
 
@@ -90,7 +90,7 @@ pub struct RawModel {
     pub threshold: f32,
     /// Centring constant s of the anomaly score.
     pub s: f32,
-    /// The fit's method ([`FitMethod`] as u32; 0 = not recorded).
+    /// The fit's method ([`crate::FitMethod`] as u32; 0 = not recorded).
     pub fit_method: u32,
     /// The fit's training rows n (0 = not recorded).
     pub n_train: u32,
@@ -487,14 +487,11 @@ impl<'a> ModelRef<'a> {
     }
     /// What the model records of its fit (method, training rows, total variance).
     pub fn fit_info(&self) -> FitInfo {
-        match FitMethod::from_u32(self.raw.fit_method) {
-            Some(method) => FitInfo {
-                method,
-                n_train: self.raw.n_train,
-                total_variance: self.raw.total_variance,
-            },
-            None => FitInfo::NOT_RECORDED,
-        }
+        FitInfo::from_words(
+            self.raw.fit_method,
+            self.raw.n_train,
+            self.raw.total_variance,
+        )
     }
     /// The total variance of the fit, when recorded: each eigenvalue over it is
     /// the share of the variance its component explains.
