@@ -82,8 +82,6 @@ pub(crate) struct Decomposition {
     /// For each training point, its anomaly score plus ‖y‖² (DESIGN.md section 2:
     /// k(x, x) - 2 c'k_x + s; for a full fit the diagonal of Kc).
     pub self_terms: Vec<f64>,
-    /// An eigenvalue divided by this is the variance of its score column: n.
-    pub per_point: f64,
     /// The m stored points (standardised), m x d row-major.
     pub points: Vec<f64>,
     /// See [`FitCore`].
@@ -108,7 +106,6 @@ impl Decomposition {
             mut scores,
             mut comp,
             self_terms,
-            per_point,
             points,
             center,
             weights,
@@ -125,7 +122,10 @@ impl Decomposition {
             .collect();
         let (explained_variance_ratio, total_variance) =
             explained_variance_ratio(&spectrum, &self_terms);
-        let curve = reconstruction_curve(spectrum.values(), &self_terms, per_point);
+        // An eigenvalue over n (one self term per training row) is the
+        // variance of its score column.
+        let n = self_terms.len() as f64;
+        let curve = reconstruction_curve(spectrum.values(), &self_terms, n);
         let core = FitCore {
             points,
             comp,

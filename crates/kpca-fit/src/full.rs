@@ -66,7 +66,6 @@ pub(crate) fn fit(
         scores,
         comp,
         self_terms: centring.diag,
-        per_point: n as f64,
         points: train.z.clone(),
         center: centring.r,
         weights: vec![1.0 / n as f64; n],

@@ -132,7 +132,6 @@ pub(crate) fn fit(
         scores,
         comp,
         self_terms,
-        per_point: n,
         points: lm.points,
         center: moments.n_mean,
         weights: whitening.m0,
