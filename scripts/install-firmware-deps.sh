@@ -2,7 +2,8 @@
 # Install the Debian packages that the bare-metal firmware harness
 # (c-examples/firmware), the host C tests and the QEMU instruction-counting
 # plugin build (scripts/qemu-plugin/build.sh, with --plugin) need; with --riscv
-# also the RISC-V toolchain of the link check (scripts/link-check.sh).
+# also the RISC-V toolchain of the link check (scripts/link-check.sh) and the
+# RISC-V QEMU of scripts/firmware-targets.sh.
 #
 #   scripts/install-firmware-deps.sh [--riscv] [--plugin]
 #
@@ -17,6 +18,7 @@
 #              plus a deb-src entry for Debian so that `apt-get source qemu` works
 #              (only with --plugin: the demo and the plain firmware run need none).
 #   --riscv:   gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+#              qemu-system-misc (qemu-system-riscv32, scripts/firmware-targets.sh)
 #
 # `cargo xtask deps` runs it with --riscv --plugin (and adds the rustup targets).
 # Must run as root (or with sudo available) when something is missing. Works
@@ -44,7 +46,8 @@ if [ "$plugin" -eq 1 ]; then
     PKGS+=(libglib2.0-dev xz-utils dpkg-dev patch)
 fi
 if [ "$riscv" -eq 1 ]; then
-    PKGS+=(gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf)
+    PKGS+=(gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+           qemu-system-misc)
 fi
 
 missing=()
@@ -99,4 +102,5 @@ qemu-system-arm --version | head -n1
 cmake --version | head -n1
 if [ "$riscv" -eq 1 ]; then
     riscv64-unknown-elf-gcc --version | head -n1
+    qemu-system-riscv32 --version | head -n1
 fi

@@ -1,10 +1,42 @@
 /*
- * Minimal ARM semihosting (BKPT 0xAB) and a small printf for the firmware
- * harness. See semihost.h.
+ * Minimal semihosting (Arm: BKPT 0xAB; RISC-V: the EBREAK sequence) and a
+ * small printf for the firmware harness. See semihost.h.
  */
 #include "semihost.h"
 
 #include <stdbool.h>
+
+#if defined(__riscv)
+
+/*
+ * RISC-V semihosting: op in a0, argument in a1, result in a0, trapped by
+ * EBREAK between the two marker instructions below, all three uncompressed
+ * and in one page: a 16-byte aligned function of 16 bytes cannot straddle one.
+ * QEMU (qemu-system-riscv32 with -semihosting-config enable=on) serves the
+ * same calls as on Arm.
+ */
+int32_t semihost_trap(int32_t op, const void *arg);
+__asm__(
+    "    .section .text.semihost_trap, \"ax\", @progbits\n"
+    "    .balign 16\n"
+    "    .globl semihost_trap\n"
+    "    .type semihost_trap, @function\n"
+    "semihost_trap:\n"
+    "    .option push\n"
+    "    .option norvc\n"
+    "    slli  x0, x0, 0x1f\n"
+    "    ebreak\n"
+    "    srai  x0, x0, 7\n"
+    "    ret\n"
+    "    .option pop\n"
+    "    .size semihost_trap, . - semihost_trap\n");
+
+int32_t semihost_call(int32_t op, const void *arg)
+{
+    return semihost_trap(op, arg);
+}
+
+#else
 
 int32_t semihost_call(int32_t op, const void *arg)
 {
@@ -13,6 +45,8 @@ int32_t semihost_call(int32_t op, const void *arg)
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
     return r0;
 }
+
+#endif
 
 void semihost_write(const char *s)
 {
@@ -40,7 +74,11 @@ void semihost_exit(int status)
                       ? SEMIHOST_ADP_STOPPED_APPLICATION_EXIT
                       : 0x20023 /* ADP_Stopped_RunTimeErrorUnknown */));
     for (;;) {
+#if defined(__riscv)
+        __asm__ volatile("wfi");
+#else
         __asm__ volatile("bkpt 0");
+#endif
     }
 }
 

@@ -28,7 +28,8 @@ extern "C" {
 #define SEMIHOST_SYS_EXIT_EXTENDED   0x20
 #define SEMIHOST_ADP_STOPPED_APPLICATION_EXIT 0x20026
 
-/* Raw semihosting trap (BKPT 0xAB): r0 = op, r1 = arg; returns r0. */
+/* Raw semihosting trap: op and arg in r0, r1 (Arm, BKPT 0xAB) or a0, a1
+ * (RISC-V, the EBREAK sequence); returns the result register. */
 int32_t semihost_call(int32_t op, const void *arg);
 
 /* Write a NUL-terminated string (SYS_WRITE0). No newline is added. */

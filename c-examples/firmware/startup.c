@@ -1,7 +1,10 @@
 /*
- * Startup code for QEMU mps2-an386 (Cortex-M4F).
+ * Startup code for QEMU mps2-an386 (Cortex-M4F), also used for the other Arm
+ * machines of scripts/firmware-targets.sh (microbit Cortex-M0, mps2-an505
+ * Cortex-M33, mps2-an500 Cortex-M7; their linker scripts place the vector table).
  *
- * Vector table at 0x00000000, Reset_Handler that enables the FPU, copies .data,
+ * Vector table at 0x00000000, Reset_Handler that enables the FPU (when built
+ * for one), copies .data,
  * zeroes .bss, runs static constructors (.init_array), calls main() and exits
  * QEMU through semihosting SYS_EXIT_EXTENDED with main's return value.
  * Any fault or unexpected exception prints a message and exits with status 254.
@@ -38,9 +41,13 @@ void Default_Handler(void);
 __attribute__((optimize("no-tree-loop-distribute-patterns"), noreturn))
 void Reset_Handler(void)
 {
-    /* Full access to CP10 and CP11 (the FPU) before any FP instruction runs. */
+#if defined(__ARM_FP)
+    /* Full access to CP10 and CP11 (the FPU) before any FP instruction runs.
+     * Skipped when built without one (-mfloat-abi=soft, e.g. the Cortex-M0,
+     * where CPACR is reserved). */
     SCB_CPACR |= (0xFu << 20);
     __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
 
     const uint32_t *src = __data_load__;
     uint32_t *dst = __data_start__;

@@ -1,5 +1,6 @@
 //! `cargo xtask firmware ...`: the static library for a target, and the checks
-//! on the emulated Cortex-M4F (QEMU mps2-an386) and the link-only targets.
+//! on the emulated Cortex-M4F (QEMU mps2-an386) and the link-only targets; the
+//! cost on the other emulated MCUs (`firmware targets`).
 //! The gcc link lines and QEMU runs are in scripts/; which run, and in what
 //! order, is here.
 
@@ -11,7 +12,8 @@ const USAGE: &str = "usage: cargo xtask firmware build [TARGET] [--features F]
        cargo xtask firmware test
        cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic
        cargo xtask firmware rust [KERNEL M D K]
-       cargo xtask firmware cost [--quick]";
+       cargo xtask firmware cost [--quick]
+       cargo xtask firmware targets";
 
 pub fn run(args: &[String]) -> Result {
     let Some((sub, rest)) = args.split_first() else {
@@ -35,6 +37,7 @@ pub fn run(args: &[String]) -> Result {
         }
         ("cost", []) => cost(false),
         ("cost", [q]) if q == "--quick" => cost(true),
+        ("targets", []) => targets(),
         (name, []) => match CHECKS.iter().find(|c| c.name == name) {
             Some(check) => {
                 m4f_tools()?;
@@ -86,6 +89,20 @@ fn cost(quick: bool) -> Result {
         c.arg("--quick");
     }
     run_cmd(&mut c)
+}
+
+/// `firmware targets`: the cost on the emulated Cortex-M0, M4F, M33, M7 and
+/// RV32IMAC (scripts/firmware-targets.sh; QEMU's Arm and RISC-V system
+/// emulators, both gcc toolchains, every target's library).
+fn targets() -> Result {
+    ensure_targets(&[
+        "thumbv6m-none-eabi",
+        "thumbv7em-none-eabihf",
+        "thumbv8m.main-none-eabihf",
+        "riscv32imac-unknown-none-elf",
+    ])?;
+    ensure_firmware_packages(true)?;
+    run_cmd(&mut script("firmware-targets.sh"))
 }
 
 /// One firmware check of `firmware test`.

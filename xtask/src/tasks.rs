@@ -31,8 +31,8 @@ pub fn ensure_targets(targets: &[&str]) -> Result {
 /// The Debian packages of the firmware checks (scripts/install-firmware-deps.sh
 /// --plugin: arm-none-eabi-gcc, newlib, QEMU, make, cmake, pkg-config, the
 /// QEMU plugin's build dependencies and its deb-src entry; with `riscv` also
-/// the RISC-V gcc and picolibc). Installs only what is missing; prints the
-/// tool versions.
+/// the RISC-V gcc, picolibc and qemu-system-riscv32). Installs only what is
+/// missing; prints the tool versions.
 pub fn ensure_firmware_packages(riscv: bool) -> Result {
     let mut c = script("install-firmware-deps.sh");
     c.arg("--plugin");
