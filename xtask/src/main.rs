@@ -41,7 +41,8 @@ Firmware (install what they need with `deps` first when a tool is missing)
                                     run a model through the C firmware on the emulated Cortex-M4F
                                     (QEMU mps2-an386) -> OUT_DIR/firmware_scores.csv
   firmware test                     every firmware check: harness, c-firmware, rust, link-check,
-                                    downstream, no-panic, cost --quick (each also a task of its own:)
+                                    downstream, no-panic, cost --quick, targets (each also a task of
+                                    its own:)
   firmware harness                  bare-metal harness self-test (make -C c-examples/firmware check)
   firmware c-firmware               C firmware vs the host's f64 fit (cargo test --test firmware_qemu)
   firmware rust [KERNEL M D K]      the Rust no_std firmware firmware/rust-m4f under QEMU (rbf 32 8 4)

@@ -48,7 +48,8 @@ const STEPS: [Step; 11] = [
     },
     Step {
         name: "firmware",
-        what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, quick cost",
+        what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, quick cost, \
+               the other emulated MCUs",
         run: || firmware::test(&[("c-firmware", "tests/firmware_qemu.rs ran in the unit step")]),
     },
     Step {
