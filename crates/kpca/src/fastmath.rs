@@ -42,7 +42,20 @@ const SHIFTER_POS: f32 = 8_388_608.0;
 /// precision.
 #[inline(always)]
 pub fn exp2_neg(w: f32) -> f32 {
-    let t = w + SHIFTER_POS;
+    exp2_neg_with(w, EXP2_BLOCK)
+}
+
+/// The constants of [`exp2_neg`] as one block of 8 floats (the shifter 2^23,
+/// 1, the polynomial's Q1..Q5, and 0), so that the register passes load them
+/// with one instruction per point ([`crate::loads::load8`]).
+pub(crate) static EXP2_BLOCK: [f32; 8] = [SHIFTER_POS, 1.0, Q1, Q2, Q3, Q4, Q5, 0.0];
+
+/// [`exp2_neg`] with its constants given as [`EXP2_BLOCK`] (the same
+/// operations in the same order, so the same result bit for bit).
+#[inline(always)]
+pub(crate) fn exp2_neg_with(w: f32, k: [f32; 8]) -> f32 {
+    let [shifter, one, q1, q2, q3, q4, q5, _] = k;
+    let t = w + shifter;
     // For w in [0, 2^23): t in [2^23, 2^24), whose bits are 0x4B00_0000 + n.
     let n_bits = t.to_bits().wrapping_sub(SHIFTER_POS.to_bits());
     if n_bits > 124 {
@@ -50,9 +63,9 @@ pub fn exp2_neg(w: f32) -> f32 {
     }
     // g = n - w = -f, so that 2^-f = 2^g is a polynomial with positive
     // coefficients, in Horner form: each step is one multiply-add whose addend
-    // is a constant (no constant has to be kept in a register).
-    let g = (t - SHIFTER_POS) - w;
-    let p = 1.0 + g * (Q1 + g * (Q2 + g * (Q3 + g * (Q4 + g * Q5))));
+    // is a constant just loaded (so it is overwritten, not copied).
+    let g = (t - shifter) - w;
+    let p = one + g * (q1 + g * (q2 + g * (q3 + g * (q4 + g * q5))));
     // p is in [0.70, 1.42] (exponent field 126 or 127) and n in [0, 124], so the
     // exponent field stays in [2, 127]: a normal f32.
     f32::from_bits(p.to_bits().wrapping_sub(n_bits << 23))

@@ -109,6 +109,8 @@ pub mod format;
 pub mod kernel;
 pub mod model;
 pub mod owned;
+mod loads;
+mod passes;
 mod project;
 
 pub use error::Error;

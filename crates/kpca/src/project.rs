@@ -26,13 +26,10 @@
 
 use crate::error::Error;
 use crate::fastmath;
+use crate::passes;
 use crate::kernel::{cosine, powi, KernelId};
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
 
-/// Components accumulated in registers by the RBF register path.
-const GROUP: usize = 4;
-/// Features held in registers by the register pass.
-const W: usize = 8;
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -41,9 +38,6 @@ const SIGMOID: u32 = KernelId::Sigmoid as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
 const LINEAR: u32 = KernelId::Linear as u32;
 
-// The register path stages x' (W floats) in y[W..2W], past the k <= GROUP
-// component sums: the component buffer must hold both.
-const _: () = assert!(MAX_COMPONENTS >= 2 * W && GROUP <= W);
 
 /// Keeps the loop it is called in rolled: an empty inline-assembly statement
 /// (no instruction, no register, no memory effect) on Arm targets.
@@ -108,83 +102,6 @@ fn self_kernel(model: &ModelRef<'_>, sq_norm: f32) -> f32 {
         }
         _ => kernel_value(model, sq_norm, sq_norm, sq_norm),
     }
-}
-
-/// The number of leading stored points whose reads in [`rbf_rows`] stay inside
-/// the model: 8 floats from the start of the point's row (d < 8 only: the
-/// floats past the row belong to the next row and meet zeros in x') and 4 from
-/// the start of its row of A (k < 4 only: the sums past k are dropped).
-fn rbf_row_count(m: usize, d: usize, k: usize) -> usize {
-    // Row i reads up to i·d + 8 <= m·d: i <= m - ceil(8/d), that is i < m - 7/d
-    // (none past the last row for d >= 8); likewise i < m - 3/k for A.
-    m.saturating_sub((7 / d.max(1)).max(3 / k.max(1)))
-}
-
-/// The RBF register path, for d <= 8 and k <= 4 (returns 0 points otherwise),
-/// over the first [`rbf_row_count`] stored points; returns that count and c'k
-/// over them, and adds A'k into `y[..k]`.
-///
-/// x', zero-padded to 8 floats, is read from `y[8..16]` and stays in
-/// registers scaled by -2 gamma log2(e). Per point: gamma log2(e) ‖x' - z‖² as
-/// gamma log2(e) (‖x'‖² + ‖z‖²) - 2 gamma log2(e) x'z (eight loads and
-/// multiply-adds against the stored ‖z‖²), one [`fastmath::exp2_neg`], c'k,
-/// and four multiply-adds for the components, held in registers.
-#[inline(always)]
-#[allow(unsafe_code)]
-fn rbf_rows(model: &ModelRef<'_>, sq_norm: f32, y: &mut [f32; MAX_COMPONENTS]) -> (usize, f32) {
-    let (d, m, k) = model.dims();
-    let (points, norms) = (
-        model.section(Section::Points),
-        model.section(Section::Norms),
-    );
-    let (a, c) = (model.section(Section::A), model.section(Section::C));
-    let n = rbf_row_count(m, d, k);
-    // The sections have the lengths of the model's sizes (the invariant of
-    // `ModelRef`); only the shape needs checking here.
-    if d > W || k > GROUP {
-        return (0, 0.0);
-    }
-    let g = model.raw.gamma * core::f32::consts::LOG2_E;
-    let g2 = -2.0 * g;
-    let mut h = [0.0f32; W];
-    for (o, &v) in h.iter_mut().zip(y.iter().skip(W)) {
-        *o = v * g2;
-    }
-    let w0 = g * sq_norm;
-    let mut y0 = [0.0f32; GROUP];
-    let mut ck = 0.0f32;
-    let (mut zp, mut ap, mut np, mut cp) =
-        (points.as_ptr(), a.as_ptr(), norms.as_ptr(), c.as_ptr());
-    // SAFETY: n <= m = norms.len() (rbf_row_count never exceeds m).
-    let n_end = unsafe { norms.as_ptr().add(n) };
-    while np != n_end {
-        keep_rolled();
-        // SAFETY: at point i < n <= m: np = norms + i and cp = c + i with i <
-        // m, their lengths; zp = points + i·d, whose reads zp[..8] lie inside
-        // `points` (m·d floats; i·d + 8 <= m·d for d < 8 by rbf_row_count);
-        // ap = a + i·k, whose reads ap[..4] lie inside `a` (m·k floats;
-        // i·k + 4 <= m·k for k < 4 by rbf_row_count).
-        unsafe {
-            let mut w = w0 + g * *np;
-            for (j, &hj) in h.iter().enumerate() {
-                w += hj * *zp.add(j);
-            }
-            let kv = fastmath::exp2_neg(w);
-            ck += kv * *cp;
-            for (l, yl) in y0.iter_mut().enumerate() {
-                *yl += kv * *ap.add(l);
-            }
-            zp = zp.add(d);
-            ap = ap.add(k);
-            np = np.add(1);
-            cp = cp.add(1);
-        }
-    }
-    for (yl, v) in y.iter_mut().zip(y0).take(k) {
-        keep_rolled();
-        *yl += v;
-    }
-    (n, ck)
 }
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) over the stored points
@@ -272,7 +189,7 @@ pub(crate) fn evaluate(
     out: Option<&mut [f32]>,
     score: Option<&mut f32>,
 ) -> Result<(), Error> {
-    let (d, m, k) = model.dims();
+    let (d, _, k) = model.dims();
     if out.as_ref().is_some_and(|o| o.len() < k) {
         return Err(Error::OutputLength);
     }
@@ -280,13 +197,8 @@ pub(crate) fn evaluate(
         return Err(Error::InputLength);
     }
     let standardization = model.standardization();
-    // The components' sums, y[..k] (-0.0 is the exact additive identity),
-    // and, for the RBF register path (k <= 4), x'[..8] in y[8..16], padded
-    // with -0.0 (a zero in the products).
+    // The components' sums, y[..k] (-0.0 is the exact additive identity).
     let mut y = [-0.0f32; MAX_COMPONENTS];
-    let mut slots = y
-        .iter_mut()
-        .skip(if k <= GROUP { W } else { MAX_COMPONENTS });
     // ‖x'‖², ‖x'‖₁ (0 exactly when x' = 0, even where ‖x'‖² underflows) and a
     // probe that is NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN
     // otherwise).
@@ -300,9 +212,6 @@ pub(crate) fn evaluate(
             sq_norm += v * v;
             abs_sum += libm::fabsf(v);
             probe += xj * 0.0;
-            if let Some(o) = slots.next() {
-                *o = v;
-            }
         }
     } else {
         for &xj in x {
@@ -310,9 +219,6 @@ pub(crate) fn evaluate(
             sq_norm += xj * xj;
             abs_sum += libm::fabsf(xj);
             probe += xj * 0.0;
-            if let Some(o) = slots.next() {
-                *o = xj;
-            }
         }
     }
     if probe.is_nan() {
@@ -327,14 +233,14 @@ pub(crate) fn evaluate(
     {
         return Err(Error::NonFiniteResult);
     }
-    let (start, mut ck) = if model.raw.kernel == RBF {
-        rbf_rows(model, sq_norm, &mut y)
-    } else {
-        (0, 0.0)
+    let input = passes::Input {
+        raw: x,
+        standardization,
     };
-    if start < m {
-        ck += accumulate(model, x, sq_norm, &mut y, start);
-    }
+    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y) {
+        Some(ck) => ck,
+        None => accumulate(model, x, sq_norm, &mut y, 0),
+    };
     let mut sum_sq = 0.0f32;
     probe = 0.0;
     for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
@@ -495,12 +401,24 @@ mod tests {
             Kernel::Rbf { gamma: 0.4 },
             Kernel::Laplacian { gamma: 0.3 },
             Kernel::Linear,
+            Kernel::Polynomial {
+                gamma: 0.3,
+                degree: 3,
+                coef0: 0.5,
+            },
+            Kernel::Sigmoid {
+                gamma: 0.2,
+                coef0: -0.1,
+            },
         ] {
             // Under Miri (an interpreter) every 5th d: the same paths on a sample.
             let d_step = if cfg!(miri) { 5 } else { 1 };
-            for d in (1..=10).chain([15, 16, 17, 24, 25]).step_by(d_step) {
+            for d in (1..=10)
+                .chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33])
+                .step_by(d_step)
+            {
                 for m in [1, 2, 3, 4, 5, 7, 9, 13] {
-                    for k in [1, 2, 3, 4, 5] {
+                    for k in [1, 2, 3, 4, 5, 7, 8, 9, 16] {
                         for standardized in [false, true] {
                             let points = g.vec(m * d);
                             let norms: Vec<f32> = points
@@ -556,6 +474,18 @@ mod tests {
                                                 .map(|(p, q)| (p - q).abs())
                                                 .sum::<f64>())
                                         .exp(),
+                                        Kernel::Polynomial {
+                                            gamma,
+                                            degree,
+                                            coef0,
+                                        } => (gamma as f64
+                                            * xs.iter().zip(&z).map(|(p, q)| p * q).sum::<f64>()
+                                            + coef0 as f64)
+                                            .powi(degree as i32),
+                                        Kernel::Sigmoid { gamma, coef0 } => (gamma as f64
+                                            * xs.iter().zip(&z).map(|(p, q)| p * q).sum::<f64>()
+                                            + coef0 as f64)
+                                            .tanh(),
                                         _ => xs.iter().zip(&z).map(|(p, q)| p * q).sum(),
                                     }
                                 })
@@ -577,8 +507,17 @@ mod tests {
                                     out[l]
                                 );
                             }
+                            let xx: f64 = xs.iter().map(|v| v * v).sum();
                             let kxx = match kernel {
-                                Kernel::Linear => xs.iter().map(|v| v * v).sum(),
+                                Kernel::Linear => xx,
+                                Kernel::Polynomial {
+                                    gamma,
+                                    degree,
+                                    coef0,
+                                } => (gamma as f64 * xx + coef0 as f64).powi(degree as i32),
+                                Kernel::Sigmoid { gamma, coef0 } => {
+                                    (gamma as f64 * xx + coef0 as f64).tanh()
+                                }
                                 _ => 1.0,
                             };
                             let ck: f64 = kv.iter().zip(&c).map(|(v, &ci)| v * ci as f64).sum();
