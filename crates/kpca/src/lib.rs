@@ -112,6 +112,7 @@ pub mod owned;
 mod loads;
 mod passes;
 mod project;
+mod rowloop;
 
 pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};

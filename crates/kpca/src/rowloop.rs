@@ -1,0 +1,213 @@
+//! The innermost loops of the register passes ([`crate::passes`]): one run
+//! of stored points, the sums in registers.
+//!
+//! [`run_rows`] is ordinary Rust on every target and for every kernel of the
+//! passes. For the RBF kernel on hard-float Arm (Cortex-M4F, M7, M33) the
+//! same loop is also written in assembly ([`asm`]), for one reason: the
+//! instructions per stored point. The Rust loop spends a third of them on
+//! single-float loads and register copies (each feature, each A entry, each
+//! constant of the exponential is one `vldr`; each polynomial step copies a
+//! constant before overwriting it); the assembly loads each group with one
+//! `vldmia` and lets the polynomial overwrite constants loaded afresh for each
+//! point. (Rust 1.95 cannot give an `asm!` block `s`-register operands on
+//! single-precision FPUs, rust-lang/rust#159976, so the whole loop is one
+//! block with core-register operands, every `s` register declared clobbered.)
+//!
+//! Both do the same IEEE operations in the same order (`vmla` rounds the
+//! product and then the sum, as Rust's `a * b + c` does), so the device's
+//! results are the host's bit for bit; the firmware benches check every
+//! output for equality, over shapes that take every variant and both read
+//! directions.
+
+use crate::fastmath::{exp2_neg_with, tanh_from};
+use crate::kernel::{powi, KernelId};
+use crate::loads::{load4, load8};
+
+const RBF: u32 = KernelId::Rbf as u32;
+const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
+
+/// Everything a run needs besides its row pointers, in the layout the
+/// assembly reads (offsets in the comments).
+#[repr(C)]
+pub(crate) struct RunState {
+    /// 0: the exponential's constants ([`crate::fastmath::EXP2_BLOCK`]).
+    pub(crate) consts: [f32; 8],
+    /// 32: where each point's sum starts.
+    pub(crate) base: f32,
+    /// 36: multiplies ‖z‖² into the sum.
+    pub(crate) norm_scale: f32,
+    /// 40: the component sums (in: -0.0; out: the run's sums).
+    pub(crate) sums: [f32; 8],
+    /// 72: c'k over the run (in: 0.0).
+    pub(crate) ck: f32,
+    /// 76: x' in 8 floats (register runs) or staged in chunks (chunked runs).
+    pub(crate) x: *const f32,
+    /// 80: full chunks of 8 features (chunked runs; >= 1).
+    pub(crate) full: u32,
+    /// 84: 0, or the byte offset from the end of the full chunks to the last
+    /// chunk (the 8 floats ending at the row's end): 4·(d mod 8) - 32.
+    pub(crate) tail: i32,
+    /// 88: bytes per point row (4·d).
+    pub(crate) d_bytes: u32,
+    /// 92: bytes per A row (4·k).
+    pub(crate) k_bytes: u32,
+    /// 96: the kernel id (rbf, polynomial or sigmoid).
+    pub(crate) kernel: u32,
+    /// 100: the polynomial's degree (1..=16).
+    pub(crate) degree: u32,
+    /// 104: 2 log2(e), scales |u| for the sigmoid's exponential.
+    pub(crate) post_scale: f32,
+    /// 108: 1/4096, below which tanh(a) is a ([`crate::fastmath::tanh`]).
+    pub(crate) tiny: f32,
+}
+
+// The offsets the assembly reads (32-bit targets, where it runs).
+#[cfg(target_pointer_width = "32")]
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(RunState, base) == 32 && offset_of!(RunState, norm_scale) == 36);
+    assert!(offset_of!(RunState, sums) == 40 && offset_of!(RunState, ck) == 72);
+    assert!(offset_of!(RunState, x) == 76 && offset_of!(RunState, full) == 80);
+    assert!(offset_of!(RunState, tail) == 84 && offset_of!(RunState, k_bytes) == 92);
+    assert!(offset_of!(RunState, d_bytes) == 88 && offset_of!(RunState, kernel) == 96);
+    assert!(offset_of!(RunState, degree) == 100 && offset_of!(RunState, post_scale) == 104);
+    assert!(offset_of!(RunState, tiny) == 108);
+};
+
+/// The row pointers of one run: its first point's read, norm, c and A row
+/// read, and the number of points.
+#[derive(Clone, Copy)]
+pub(crate) struct RowPtrs {
+    pub(crate) z: *const f32,
+    pub(crate) norms: *const f32,
+    pub(crate) c: *const f32,
+    pub(crate) a: *const f32,
+    pub(crate) n: usize,
+}
+
+/// The kernel value from a point's sum.
+#[inline(always)]
+fn value(st: &RunState, sum: f32) -> f32 {
+    match st.kernel {
+        RBF => exp2_neg_with(sum, st.consts),
+        POLYNOMIAL => powi(sum, st.degree),
+        _ => tanh_from(
+            sum,
+            exp2_neg_with(st.post_scale * libm::fabsf(sum), st.consts),
+        ),
+    }
+}
+
+/// A point's sum: base + norm_scale ‖z‖², then the products of x' and the
+/// point's reads: 8 floats at `zp` against `h` (register runs), or the full
+/// chunks of the row at `zp` and its last chunk against the staged x'
+/// (chunked runs).
+///
+/// # Safety
+/// As [`run_rows_rust`].
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn point_sum<const CHUNKED: bool>(
+    st: &RunState,
+    h: &[f32; 8],
+    zp: *const f32,
+    norm: f32,
+) -> f32 {
+    let mut sum = st.base + st.norm_scale * norm;
+    // SAFETY: the caller's contract (every read inside its section).
+    unsafe {
+        if !CHUNKED {
+            let z = load8(zp);
+            for j in 0..8 {
+                sum += h[j] * z[j];
+            }
+            return sum;
+        }
+        let (mut xq, mut zq) = (st.x, zp);
+        for _ in 0..st.full {
+            crate::project::keep_rolled();
+            let (x, z) = (load8(xq), load8(zq));
+            for j in 0..8 {
+                sum += x[j] * z[j];
+            }
+            xq = xq.add(8);
+            zq = zq.add(8);
+        }
+        if st.tail != 0 {
+            let zt = zq.cast::<u8>().offset(st.tail as isize).cast::<f32>();
+            let (x, z) = (load8(xq), load8(zt));
+            for j in 0..8 {
+                sum += x[j] * z[j];
+            }
+        }
+    }
+    sum
+}
+
+/// One run in Rust: for each point, its sum, its kernel value, c'k and the
+/// `KR` (4 or 8) component sums, added into `st.sums` and `st.ck`.
+///
+/// # Safety
+/// `rows` and `st` describe reads inside the model's sections: for each of
+/// the `rows.n` points, 8 floats at its point read (register runs; the row
+/// pointer advancing by d) or the chunks of its row (chunked runs), one norm
+/// and one c, `KR` floats at its A read (advancing by k); `st.x` holds 8
+/// floats (register runs) or 8·(full + (tail != 0)) floats.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+    let (d, k) = (st.d_bytes as usize / 4, st.k_bytes as usize / 4);
+    // SAFETY: the caller's contract.
+    unsafe {
+        let h = if CHUNKED { [0.0; 8] } else { load8(st.x) };
+        let (mut sums, mut ck) = (st.sums, st.ck);
+        let (mut zp, mut np, mut cp, mut ap) = (rows.z, rows.norms, rows.c, rows.a);
+        let end = rows.norms.add(rows.n);
+        while np != end {
+            crate::project::keep_rolled();
+            let sum = point_sum::<CHUNKED>(st, &h, zp, *np);
+            let kv = value(st, sum);
+            ck += kv * *cp;
+            if KR == 4 {
+                let a = load4(ap);
+                for l in 0..4 {
+                    sums[l] += kv * a[l];
+                }
+            } else {
+                let a = load8(ap);
+                for l in 0..8 {
+                    sums[l] += kv * a[l];
+                }
+            }
+            zp = zp.add(d);
+            ap = ap.add(k);
+            np = np.add(1);
+            cp = cp.add(1);
+        }
+        st.sums = sums;
+        st.ck = ck;
+    }
+}
+
+/// One run: the assembly on hard-float Arm, [`run_rows_rust`] elsewhere
+/// (the same results).
+///
+/// # Safety
+/// As [`run_rows_rust`].
+#[inline(never)]
+#[allow(unsafe_code)]
+pub(crate) unsafe fn run_rows<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+    #[cfg(all(target_arch = "arm", target_abi = "eabihf", not(miri)))]
+    // SAFETY: the caller's contract, which is the assembly's.
+    unsafe {
+        asm::run::<CHUNKED, KR>(st, rows)
+    }
+    #[cfg(not(all(target_arch = "arm", target_abi = "eabihf", not(miri))))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        run_rows_rust::<CHUNKED, KR>(st, rows)
+    }
+}
+
+#[cfg(all(target_arch = "arm", target_abi = "eabihf", not(miri)))]
+mod asm;

@@ -1,0 +1,245 @@
+//! The run of [`super::run_rows_rust`] (rbf, polynomial and sigmoid kernels) in Arm assembly (hard-float
+//! Cortex-M; see [`super`] for why). One `asm!` block per variant, made by
+//! [`rbf_loop`] from the shared pieces below.
+//!
+//! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
+//! chunk), s8-s15 the component sums, s16-s23 one block of loads (a point's
+//! floats, then the exponential's constants, then the A row), s24 c'k, s25
+//! base, s26 norm_scale, s27 the point's sum w, s28 ‖z‖² then 2^-w, s29 the
+//! polynomial's argument g then c. The exponential is
+//! [`crate::fastmath::exp2_neg_with`] step for step: t = w + 2^23,
+//! n = bits(t) - bits(2^23), out of range (n > 124 unsigned) 1 for w < 0
+//! else 0, g = (t - 2^23) - w, Horner from q5 down to 1 (each step
+//! overwriting a constant of this point's load), bits(p) - n·2^23.
+
+use super::{RowPtrs, RunState};
+
+/// The `asm!` block of one variant: `$setup` (the x' of register runs),
+/// `$dist` (one point's sum into s27, advancing the point pointer), `$acc`
+/// (the A row into the sums).
+macro_rules! rbf_loop {
+    ($st:expr, $rows:expr, [$($setup:literal),*], [$($dist:literal),*], [$($acc:literal),*]) => {{
+        let st: *mut RunState = $st;
+        let rows: RowPtrs = $rows;
+        // SAFETY: the caller's contract (see `run_rbf`).
+        let end = unsafe { rows.norms.add(rows.n) };
+        // SAFETY: the reads are those of `run_rows_rust` (the caller's
+        // contract), the writes are st.sums and st.ck; every s register used
+        // is declared clobbered, the core registers are operands; no stack.
+        unsafe {
+            core::arch::asm!(
+                "add {t}, {p}, #32",
+                "vldmia {t}, {{s25-s26}}",
+                "add {t}, {p}, #40",
+                "vldmia {t}!, {{s8-s15}}",
+                "vldmia {t}, {{s24}}",
+                "ldr {ks}, [{p}, #92]",
+                "vldr s30, [{p}, #104]",
+                $($setup,)*
+                "cmp {n}, {end}",
+                "beq 24f",
+                "cmp {kid}, #2",
+                "bne 40f",
+                // rbf: 2^-w
+                "21:",
+                $($dist,)*
+                "vldmia {p}, {{s16-s22}}",
+                "vadd.f32 s28, s27, s16",
+                "vmov {t}, s28",
+                "sub {t}, {t}, #0x4B000000",
+                "cmp {t}, #124",
+                "bhi 23f",
+                "vsub.f32 s29, s28, s16",
+                "vsub.f32 s29, s29, s27",
+                "vmla.f32 s21, s29, s22",
+                "vmla.f32 s20, s29, s21",
+                "vmla.f32 s19, s29, s20",
+                "vmla.f32 s18, s29, s19",
+                "vmla.f32 s17, s29, s18",
+                "vmov {u}, s17",
+                "sub {u}, {u}, {t}, lsl #23",
+                "vmov s28, {u}",
+                "22:",
+                "vldmia {c}!, {{s29}}",
+                "vmla.f32 s24, s28, s29",
+                $($acc,)*
+                "add {a}, {a}, {ks}",
+                "cmp {n}, {end}",
+                "bne 21b",
+                "b 24f",
+                "23:",
+                "vmov.f32 s28, #1.0",
+                "vcmp.f32 s27, #0",
+                "vmrs APSR_nzcv, fpscr",
+                "it pl",
+                "vsubpl.f32 s28, s28, s28",
+                "b 22b",
+                "40:",
+                "cmp {kid}, #1",
+                "bne 50f",
+                // polynomial: u^degree by repeated squaring
+                "41:",
+                $($dist,)*
+                "ldr {t}, [{p}, #100]",
+                "vmov.f32 s28, #1.0",
+                "vmov.f32 s29, s27",
+                "27:",
+                "lsrs {t}, {t}, #1",
+                "it cs",
+                "vmulcs.f32 s28, s28, s29",
+                "vmul.f32 s29, s29, s29",
+                "bne 27b",
+                "vldmia {c}!, {{s29}}",
+                "vmla.f32 s24, s28, s29",
+                $($acc,)*
+                "add {a}, {a}, {ks}",
+                "cmp {n}, {end}",
+                "bne 41b",
+                "b 24f",
+                // sigmoid: tanh(u) from e = 2^-(2 log2(e) |u|)
+                "50:",
+                "51:",
+                $($dist,)*
+                "vmov.f32 s31, s27",
+                "vabs.f32 s27, s27",
+                "vmul.f32 s27, s27, s30",
+                "vldmia {p}, {{s16-s22}}",
+                "vadd.f32 s28, s27, s16",
+                "vmov {t}, s28",
+                "sub {t}, {t}, #0x4B000000",
+                "cmp {t}, #124",
+                "bhi 35f",
+                "vsub.f32 s29, s28, s16",
+                "vsub.f32 s29, s29, s27",
+                "vmla.f32 s21, s29, s22",
+                "vmla.f32 s20, s29, s21",
+                "vmla.f32 s19, s29, s20",
+                "vmla.f32 s18, s29, s19",
+                "vmla.f32 s17, s29, s18",
+                "vmov {u}, s17",
+                "sub {u}, {u}, {t}, lsl #23",
+                "vmov s28, {u}",
+                "36:",
+                "vmov.f32 s16, #1.0",
+                "vsub.f32 s17, s16, s28",
+                "vadd.f32 s18, s16, s28",
+                "vdiv.f32 s28, s17, s18",
+                "vcmp.f32 s31, #0",
+                "vmrs APSR_nzcv, fpscr",
+                "it mi",
+                "vnegmi.f32 s28, s28",
+                "it vs",
+                "vmovvs.f32 s28, s31",
+                "vldmia {c}!, {{s29}}",
+                "vmla.f32 s24, s28, s29",
+                $($acc,)*
+                "add {a}, {a}, {ks}",
+                "cmp {n}, {end}",
+                "bne 51b",
+                "b 24f",
+                "35:",
+                "vmov.f32 s28, #1.0",
+                "vcmp.f32 s27, #0",
+                "vmrs APSR_nzcv, fpscr",
+                "it pl",
+                "vsubpl.f32 s28, s28, s28",
+                "b 36b",
+                "24:",
+                "add {t}, {p}, #40",
+                "vstmia {t}!, {{s8-s15}}",
+                "vstmia {t}, {{s24}}",
+                p = in(reg) st,
+                z = inout(reg) rows.z => _,
+                n = inout(reg) rows.norms => _,
+                c = inout(reg) rows.c => _,
+                a = inout(reg) rows.a => _,
+                end = in(reg) end,
+                kid = in(reg) (*st).kernel,
+                ks = out(reg) _,
+                t = out(reg) _,
+                u = out(reg) _,
+                v = out(reg) _,
+                out("s0") _, out("s1") _, out("s2") _, out("s3") _,
+                out("s4") _, out("s5") _, out("s6") _, out("s7") _,
+                out("s8") _, out("s9") _, out("s10") _, out("s11") _,
+                out("s12") _, out("s13") _, out("s14") _, out("s15") _,
+                out("s16") _, out("s17") _, out("s18") _, out("s19") _,
+                out("s20") _, out("s21") _, out("s22") _, out("s23") _,
+                out("s24") _, out("s25") _, out("s26") _, out("s27") _,
+                out("s28") _, out("s29") _, out("s30") _, out("s31") _,
+                options(nostack)
+            );
+        }
+    }};
+}
+
+/// One run (see [`super::run_rows_rust`], whose results it reproduces bit
+/// for bit) for the rbf, polynomial and sigmoid kernels.
+///
+/// # Safety
+/// As [`super::run_rows_rust`].
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+    let st: *mut RunState = st;
+    match (CHUNKED, KR) {
+        (false, 4) => rbf_loop!(st, rows, ["ldr {t}, [{p}, #76]", "vldmia {t}, {{s0-s7}}", "ldr {v}, [{p}, #88]"], [
+            "vldmia {z}, {{s16-s23}}", "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25",
+            "vmla.f32 s27, s26, s28",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "add {z}, {z}, {v}"
+        ], [
+            "vldmia {a}, {{s16-s19}}",
+            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19"
+        ]),
+        (false, _) => rbf_loop!(st, rows, ["ldr {t}, [{p}, #76]", "vldmia {t}, {{s0-s7}}", "ldr {v}, [{p}, #88]"], [
+            "vldmia {z}, {{s16-s23}}", "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25",
+            "vmla.f32 s27, s26, s28",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "add {z}, {z}, {v}"
+        ], [
+            "vldmia {a}, {{s16-s23}}",
+            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19", "vmla.f32 s12, s28, s20", "vmla.f32 s13, s28, s21",
+            "vmla.f32 s14, s28, s22", "vmla.f32 s15, s28, s23"
+        ]),
+        (true, 4) => rbf_loop!(st, rows, [], [
+            "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25", "vmla.f32 s27, s26, s28",
+            "ldr {v}, [{p}, #76]", "ldr {u}, [{p}, #80]",
+            "25:", "vldmia {v}!, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23",
+            "subs {u}, {u}, #1", "bne 25b", "ldr {u}, [{p}, #84]", "cmp {u}, #0", "beq 26f",
+            "add {z}, {z}, {u}", "vldmia {v}, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "26:"
+        ], [
+            "vldmia {a}, {{s16-s19}}",
+            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19"
+        ]),
+        (true, _) => rbf_loop!(st, rows, [], [
+            "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25", "vmla.f32 s27, s26, s28",
+            "ldr {v}, [{p}, #76]", "ldr {u}, [{p}, #80]",
+            "25:", "vldmia {v}!, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23",
+            "subs {u}, {u}, #1", "bne 25b", "ldr {u}, [{p}, #84]", "cmp {u}, #0", "beq 26f",
+            "add {z}, {z}, {u}", "vldmia {v}, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
+            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "26:"
+        ], [
+            "vldmia {a}, {{s16-s23}}",
+            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19", "vmla.f32 s12, s28, s20", "vmla.f32 s13, s28, s21",
+            "vmla.f32 s14, s28, s22", "vmla.f32 s15, s28, s23"
+        ]),
+    }
+}
