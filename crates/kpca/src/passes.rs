@@ -35,8 +35,10 @@ use crate::model::{ModelRef, Section, MAX_COMPONENTS};
 use crate::project::keep_rolled;
 use crate::rowloop::{run_rows, RowPtrs, RunState};
 
-/// The largest d of the chunked passes: x' is staged in this many floats.
-pub(crate) const STAGE: usize = 32;
+/// The largest d of the chunked passes.
+pub(crate) const MAX_FAST_DIM: usize = 32;
+/// Floats x' is staged in: 2·32 - 25, the most for d <= [`MAX_FAST_DIM`].
+pub(crate) const STAGE: usize = 40;
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -110,59 +112,47 @@ pub(crate) struct Input<'x> {
     pub(crate) standardization: Option<(&'x [f32], &'x [f32])>,
 }
 
-impl Input<'_> {
-    /// x'_j (0 past the end).
-    #[inline(always)]
-    fn get(&self, j: usize) -> f32 {
-        let v = self.raw.get(j).copied().unwrap_or(0.0);
-        match self.standardization {
-            Some((mean, inv_std)) => {
-                (v - mean.get(j).copied().unwrap_or(0.0)) * inv_std.get(j).copied().unwrap_or(0.0)
+/// Stages x' scaled by `scale` in `stage`, writing every float a run reads,
+/// for reads of W = 8·ceil(d/8) floats per point: `stage[..2W - d]` is
+/// W - d zeros, x', and W - d zeros. Forward runs (each point read from its
+/// row's start) read `stage[W - d..][..W]`, x' then zeros; backward runs
+/// (the W floats ending at the row's end) `stage[..W]`, zeros then x'.
+/// Returns the two offsets (forward, backward); `None` (nothing written)
+/// when the staged floats would not fit (d > [`MAX_FAST_DIM`]).
+#[allow(unsafe_code)]
+fn stage_input(
+    x: &Input<'_>,
+    scale: f32,
+    stage: &mut MaybeUninit<[f32; STAGE]>,
+) -> Option<(usize, usize)> {
+    let d = x.raw.len();
+    let pad = d.div_ceil(8) * 8 - d;
+    let p = stage.as_mut_ptr().cast::<f32>();
+    // SAFETY (every write below): positions < 2·pad + d <= STAGE (d <= 32,
+    // pad <= 7, and 2·pad + d <= 39 < 40), inside the array.
+    if 2 * pad + d > STAGE {
+        return None;
+    }
+    for pos in (0..pad).chain(pad + d..2 * pad + d) {
+        keep_rolled();
+        unsafe { p.add(pos).write(0.0) };
+    }
+    let xp = p.wrapping_add(pad);
+    match x.standardization {
+        Some((mean, inv_std)) => {
+            for (j, ((&xj, &mj), &sj)) in x.raw.iter().zip(mean).zip(inv_std).enumerate() {
+                keep_rolled();
+                unsafe { xp.add(j).write((xj - mj) * sj * scale) };
             }
-            None => v,
+        }
+        None => {
+            for (j, &xj) in x.raw.iter().enumerate() {
+                keep_rolled();
+                unsafe { xp.add(j).write(xj * scale) };
+            }
         }
     }
-}
-
-/// Stages x' scaled by `scale` in `stage`, writing every float a run reads,
-/// and returns where the forward and backward runs read it.
-///
-/// - d <= 8 (register runs): `stage[..16]` is 8 zeros, x', and zeros; forward
-///   runs read `stage[8..16]` (x' then zeros), backward runs `stage[d..d + 8]`
-///   (zeros then x'). Returns (8, d).
-/// - d > 8 (chunked runs): the full chunks `stage[..8·(d/8)]`, then, when
-///   r = d mod 8 > 0, 8 - r zeros and the last r features (read against the
-///   8 floats ending at each row's end). Returns (0, 0).
-#[allow(unsafe_code)]
-fn stage_input(x: &Input<'_>, scale: f32, stage: &mut MaybeUninit<[f32; STAGE]>) -> (usize, usize) {
-    let d = x.raw.len();
-    let (full, rest) = (d / 8 * 8, d % 8);
-    let (used, shift, gap) = if d <= 8 {
-        (16, 8, 0)
-    } else {
-        ((d.div_ceil(8) * 8).min(STAGE), 0, (8 - rest) % 8)
-    };
-    let p = stage.as_mut_ptr().cast::<f32>();
-    for pos in 0..used {
-        keep_rolled();
-        // The feature at `pos`: pos - shift before the gap, pos - gap after it.
-        let j = match pos.checked_sub(shift) {
-            Some(j) if j < full || d <= 8 => Some(j),
-            Some(j) => j.checked_sub(gap).filter(|&i| i >= full),
-            None => None,
-        };
-        let v = match j {
-            Some(j) if j < d => x.get(j) * scale,
-            _ => 0.0,
-        };
-        // SAFETY: pos < used <= STAGE, inside the array.
-        unsafe { p.add(pos).write(v) };
-    }
-    if d <= 8 {
-        (8, d)
-    } else {
-        (0, 0)
-    }
+    Some((pad, 0))
 }
 
 /// Sets the kernel's numbers for one call into `st` and returns the factor
@@ -201,13 +191,15 @@ pub(crate) fn accumulate_fast(
     y: &mut [f32; MAX_COMPONENTS],
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
-    if !matches!(model.as_raw().kernel, RBF | POLYNOMIAL | SIGMOID) || x.raw.len() != d || d > STAGE
+    if !matches!(model.as_raw().kernel, RBF | POLYNOMIAL | SIGMOID)
+        || x.raw.len() != d
+        || d > MAX_FAST_DIM
     {
         return None;
     }
     let chunked = d > 8;
     let kr = if k <= 4 { 4 } else { 8 };
-    let runs = segments(m, (d, 8), (k, kr))?;
+    let runs = segments(m, (d, 8 * d.div_ceil(8)), (k, kr))?;
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
     let mut st = RunState {
@@ -217,8 +209,8 @@ pub(crate) fn accumulate_fast(
         sums: [-0.0; 8],
         ck: 0.0,
         x: core::ptr::null(),
-        full: (d / 8) as u32,
-        tail: if d % 8 == 0 { 0 } else { 4 * (d % 8) as i32 - 32 },
+        full: d.div_ceil(8) as u32,
+        tail: 4 * (d as i32 - 8 * d.div_ceil(8) as i32),
         d_bytes: (4 * d) as u32,
         k_bytes: (4 * k) as u32,
         kernel: 0,
@@ -228,7 +220,7 @@ pub(crate) fn accumulate_fast(
     };
     let scale = set_kernel(&mut st, model, sq_norm);
     let mut stage = MaybeUninit::<[f32; STAGE]>::uninit();
-    let (forward_x, backward_x) = stage_input(x, scale, &mut stage);
+    let (forward_x, backward_x) = stage_input(x, scale, &mut stage)?;
     let stage_ptr = stage.as_ptr().cast::<f32>();
     let mut ck = 0.0f32;
     for group in 0..k.div_ceil(8) {
@@ -246,7 +238,7 @@ pub(crate) fn accumulate_fast(
             st.x = stage_ptr.wrapping_add(xo);
             st.sums = [-0.0; 8];
             st.ck = 0.0;
-            let z_off = if run.z_back { d as isize - 8 } else { 0 };
+            let z_off = if run.z_back { st.tail as isize / 4 } else { 0 };
             // SAFETY: by the invariant of `ModelRef` the sections hold m·d,
             // m, m and m·k floats; `run` comes from `segments` for
             // widths (d, 8) and (k, kr), so each row's point read (8 floats

@@ -26,10 +26,9 @@
 
 use crate::error::Error;
 use crate::fastmath;
-use crate::passes;
 use crate::kernel::{cosine, powi, KernelId};
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-
+use crate::passes;
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -37,7 +36,6 @@ const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 const SIGMOID: u32 = KernelId::Sigmoid as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
 const LINEAR: u32 = KernelId::Linear as u32;
-
 
 /// Keeps the loop it is called in rolled: an empty inline-assembly statement
 /// (no instruction, no register, no memory effect) on Arm targets.

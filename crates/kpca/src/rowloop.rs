@@ -42,10 +42,10 @@ pub(crate) struct RunState {
     pub(crate) ck: f32,
     /// 76: x' in 8 floats (register runs) or staged in chunks (chunked runs).
     pub(crate) x: *const f32,
-    /// 80: full chunks of 8 features (chunked runs; >= 1).
+    /// 80: chunks of 8 floats read per point (chunked runs): ceil(d/8).
     pub(crate) full: u32,
-    /// 84: 0, or the byte offset from the end of the full chunks to the last
-    /// chunk (the 8 floats ending at the row's end): 4·(d mod 8) - 32.
+    /// 84: bytes from the end of a point's chunk reads to the next point's
+    /// start (chunked runs): 4·(d - 8·ceil(d/8)), <= 0.
     pub(crate) tail: i32,
     /// 88: bytes per point row (4·d).
     pub(crate) d_bytes: u32,
@@ -99,9 +99,8 @@ fn value(st: &RunState, sum: f32) -> f32 {
 }
 
 /// A point's sum: base + norm_scale ‖z‖², then the products of x' and the
-/// point's reads: 8 floats at `zp` against `h` (register runs), or the full
-/// chunks of the row at `zp` and its last chunk against the staged x'
-/// (chunked runs).
+/// point's reads: 8 floats at `zp` against `h` (register runs), or
+/// ceil(d/8) chunks of 8 from `zp` against the staged x' (chunked runs).
 ///
 /// # Safety
 /// As [`run_rows_rust`].
@@ -133,13 +132,6 @@ unsafe fn point_sum<const CHUNKED: bool>(
             xq = xq.add(8);
             zq = zq.add(8);
         }
-        if st.tail != 0 {
-            let zt = zq.cast::<u8>().offset(st.tail as isize).cast::<f32>();
-            let (x, z) = (load8(xq), load8(zt));
-            for j in 0..8 {
-                sum += x[j] * z[j];
-            }
-        }
     }
     sum
 }
@@ -149,10 +141,10 @@ unsafe fn point_sum<const CHUNKED: bool>(
 ///
 /// # Safety
 /// `rows` and `st` describe reads inside the model's sections: for each of
-/// the `rows.n` points, 8 floats at its point read (register runs; the row
-/// pointer advancing by d) or the chunks of its row (chunked runs), one norm
-/// and one c, `KR` floats at its A read (advancing by k); `st.x` holds 8
-/// floats (register runs) or 8·(full + (tail != 0)) floats.
+/// the `rows.n` points, 8 (register runs) or 8·ceil(d/8) (chunked runs)
+/// floats at its point read (advancing by d), one norm and one c, `KR`
+/// floats at its A read (advancing by k); `st.x` holds 8 or 8·ceil(d/8)
+/// floats.
 #[inline(always)]
 #[allow(unsafe_code)]
 unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
@@ -196,7 +188,10 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
 /// As [`run_rows_rust`].
 #[inline(never)]
 #[allow(unsafe_code)]
-pub(crate) unsafe fn run_rows<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+pub(crate) unsafe fn run_rows<const CHUNKED: bool, const KR: usize>(
+    st: &mut RunState,
+    rows: RowPtrs,
+) {
     #[cfg(all(target_arch = "arm", target_abi = "eabihf", not(miri)))]
     // SAFETY: the caller's contract, which is the assembly's.
     unsafe {

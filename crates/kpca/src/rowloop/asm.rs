@@ -38,7 +38,8 @@ macro_rules! rbf_loop {
                 $($setup,)*
                 "cmp {n}, {end}",
                 "beq 24f",
-                "cmp {kid}, #2",
+                "ldr {t}, [{p}, #96]",
+                "cmp {t}, #2",
                 "bne 40f",
                 // rbf: 2^-w
                 "21:",
@@ -75,7 +76,7 @@ macro_rules! rbf_loop {
                 "vsubpl.f32 s28, s28, s28",
                 "b 22b",
                 "40:",
-                "cmp {kid}, #1",
+                "cmp {t}, #1",
                 "bne 50f",
                 // polynomial: u^degree by repeated squaring
                 "41:",
@@ -154,7 +155,7 @@ macro_rules! rbf_loop {
                 c = inout(reg) rows.c => _,
                 a = inout(reg) rows.a => _,
                 end = in(reg) end,
-                kid = in(reg) (*st).kernel,
+                adj = in(reg) (*st).tail,
                 ks = out(reg) _,
                 t = out(reg) _,
                 u = out(reg) _,
@@ -183,63 +184,143 @@ macro_rules! rbf_loop {
 pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
     let st: *mut RunState = st;
     match (CHUNKED, KR) {
-        (false, 4) => rbf_loop!(st, rows, ["ldr {t}, [{p}, #76]", "vldmia {t}, {{s0-s7}}", "ldr {v}, [{p}, #88]"], [
-            "vldmia {z}, {{s16-s23}}", "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25",
-            "vmla.f32 s27, s26, s28",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "add {z}, {z}, {v}"
-        ], [
-            "vldmia {a}, {{s16-s19}}",
-            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
-            "vmla.f32 s11, s28, s19"
-        ]),
-        (false, _) => rbf_loop!(st, rows, ["ldr {t}, [{p}, #76]", "vldmia {t}, {{s0-s7}}", "ldr {v}, [{p}, #88]"], [
-            "vldmia {z}, {{s16-s23}}", "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25",
-            "vmla.f32 s27, s26, s28",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "add {z}, {z}, {v}"
-        ], [
-            "vldmia {a}, {{s16-s23}}",
-            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
-            "vmla.f32 s11, s28, s19", "vmla.f32 s12, s28, s20", "vmla.f32 s13, s28, s21",
-            "vmla.f32 s14, s28, s22", "vmla.f32 s15, s28, s23"
-        ]),
-        (true, 4) => rbf_loop!(st, rows, [], [
-            "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25", "vmla.f32 s27, s26, s28",
-            "ldr {v}, [{p}, #76]", "ldr {u}, [{p}, #80]",
-            "25:", "vldmia {v}!, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23",
-            "subs {u}, {u}, #1", "bne 25b", "ldr {u}, [{p}, #84]", "cmp {u}, #0", "beq 26f",
-            "add {z}, {z}, {u}", "vldmia {v}, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "26:"
-        ], [
-            "vldmia {a}, {{s16-s19}}",
-            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
-            "vmla.f32 s11, s28, s19"
-        ]),
-        (true, _) => rbf_loop!(st, rows, [], [
-            "vldmia {n}!, {{s28}}", "vmov.f32 s27, s25", "vmla.f32 s27, s26, s28",
-            "ldr {v}, [{p}, #76]", "ldr {u}, [{p}, #80]",
-            "25:", "vldmia {v}!, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23",
-            "subs {u}, {u}, #1", "bne 25b", "ldr {u}, [{p}, #84]", "cmp {u}, #0", "beq 26f",
-            "add {z}, {z}, {u}", "vldmia {v}, {{s0-s7}}", "vldmia {z}!, {{s16-s23}}",
-            "vmla.f32 s27, s0, s16", "vmla.f32 s27, s1, s17", "vmla.f32 s27, s2, s18",
-            "vmla.f32 s27, s3, s19", "vmla.f32 s27, s4, s20", "vmla.f32 s27, s5, s21",
-            "vmla.f32 s27, s6, s22", "vmla.f32 s27, s7, s23", "26:"
-        ], [
-            "vldmia {a}, {{s16-s23}}",
-            "vmla.f32 s8, s28, s16", "vmla.f32 s9, s28, s17", "vmla.f32 s10, s28, s18",
-            "vmla.f32 s11, s28, s19", "vmla.f32 s12, s28, s20", "vmla.f32 s13, s28, s21",
-            "vmla.f32 s14, s28, s22", "vmla.f32 s15, s28, s23"
-        ]),
+        (false, 4) => rbf_loop!(
+            st,
+            rows,
+            [
+                "ldr {t}, [{p}, #76]",
+                "vldmia {t}, {{s0-s7}}",
+                "ldr {v}, [{p}, #88]",
+                "@ {adj}: 0"
+            ],
+            [
+                "vldmia {z}, {{s16-s23}}",
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "vmla.f32 s27, s0, s16",
+                "vmla.f32 s27, s1, s17",
+                "vmla.f32 s27, s2, s18",
+                "vmla.f32 s27, s3, s19",
+                "vmla.f32 s27, s4, s20",
+                "vmla.f32 s27, s5, s21",
+                "vmla.f32 s27, s6, s22",
+                "vmla.f32 s27, s7, s23",
+                "add {z}, {z}, {v}"
+            ],
+            [
+                "vldmia {a}, {{s16-s19}}",
+                "vmla.f32 s8, s28, s16",
+                "vmla.f32 s9, s28, s17",
+                "vmla.f32 s10, s28, s18",
+                "vmla.f32 s11, s28, s19"
+            ]
+        ),
+        (false, _) => rbf_loop!(
+            st,
+            rows,
+            [
+                "ldr {t}, [{p}, #76]",
+                "vldmia {t}, {{s0-s7}}",
+                "ldr {v}, [{p}, #88]",
+                "@ {adj}: 0"
+            ],
+            [
+                "vldmia {z}, {{s16-s23}}",
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "vmla.f32 s27, s0, s16",
+                "vmla.f32 s27, s1, s17",
+                "vmla.f32 s27, s2, s18",
+                "vmla.f32 s27, s3, s19",
+                "vmla.f32 s27, s4, s20",
+                "vmla.f32 s27, s5, s21",
+                "vmla.f32 s27, s6, s22",
+                "vmla.f32 s27, s7, s23",
+                "add {z}, {z}, {v}"
+            ],
+            [
+                "vldmia {a}, {{s16-s23}}",
+                "vmla.f32 s8, s28, s16",
+                "vmla.f32 s9, s28, s17",
+                "vmla.f32 s10, s28, s18",
+                "vmla.f32 s11, s28, s19",
+                "vmla.f32 s12, s28, s20",
+                "vmla.f32 s13, s28, s21",
+                "vmla.f32 s14, s28, s22",
+                "vmla.f32 s15, s28, s23"
+            ]
+        ),
+        (true, 4) => rbf_loop!(
+            st,
+            rows,
+            [],
+            [
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "ldr {v}, [{p}, #76]",
+                "ldr {u}, [{p}, #80]",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+                "vmla.f32 s27, s0, s16",
+                "vmla.f32 s27, s1, s17",
+                "vmla.f32 s27, s2, s18",
+                "vmla.f32 s27, s3, s19",
+                "vmla.f32 s27, s4, s20",
+                "vmla.f32 s27, s5, s21",
+                "vmla.f32 s27, s6, s22",
+                "vmla.f32 s27, s7, s23",
+                "subs {u}, {u}, #1",
+                "bne 25b",
+                "add {z}, {z}, {adj}"
+            ],
+            [
+                "vldmia {a}, {{s16-s19}}",
+                "vmla.f32 s8, s28, s16",
+                "vmla.f32 s9, s28, s17",
+                "vmla.f32 s10, s28, s18",
+                "vmla.f32 s11, s28, s19"
+            ]
+        ),
+        (true, _) => rbf_loop!(
+            st,
+            rows,
+            [],
+            [
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "ldr {v}, [{p}, #76]",
+                "ldr {u}, [{p}, #80]",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+                "vmla.f32 s27, s0, s16",
+                "vmla.f32 s27, s1, s17",
+                "vmla.f32 s27, s2, s18",
+                "vmla.f32 s27, s3, s19",
+                "vmla.f32 s27, s4, s20",
+                "vmla.f32 s27, s5, s21",
+                "vmla.f32 s27, s6, s22",
+                "vmla.f32 s27, s7, s23",
+                "subs {u}, {u}, #1",
+                "bne 25b",
+                "add {z}, {z}, {adj}"
+            ],
+            [
+                "vldmia {a}, {{s16-s23}}",
+                "vmla.f32 s8, s28, s16",
+                "vmla.f32 s9, s28, s17",
+                "vmla.f32 s10, s28, s18",
+                "vmla.f32 s11, s28, s19",
+                "vmla.f32 s12, s28, s20",
+                "vmla.f32 s13, s28, s21",
+                "vmla.f32 s14, s28, s22",
+                "vmla.f32 s15, s28, s23"
+            ]
+        ),
     }
 }
