@@ -182,7 +182,7 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
 /// runs are repeated for each further group of 8 components (the kernel
 /// values computed again), the last group read as the 8 floats ending at
 /// the row's end.
-#[inline(never)]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn accumulate_fast(
     model: &ModelRef<'_>,

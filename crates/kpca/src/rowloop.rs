@@ -186,7 +186,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
 ///
 /// # Safety
 /// As [`run_rows_rust`].
-#[inline(never)]
+#[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) unsafe fn run_rows<const CHUNKED: bool, const KR: usize>(
     st: &mut RunState,
