@@ -10,7 +10,9 @@
 # high-water mark of each call (painted stack); and the flash the library adds
 # to a firmware that loads a model, projects and scores (text+rodata of a
 # firmware with the calls minus the same firmware without them; the model data
-# is in both); every kernel's cost and stack at m=128, d=8, k=4.
+# is in both); every kernel's cost and stack at m=128, d=8, k=4; and the rows of
+# scripts/cost-targets.txt against their targets (in --quick too): a row marked
+# `gate` over its target makes the script fail.
 # Prints a Markdown table and writes it to build/firmware-cost.md. Also
 # `cargo xtask firmware cost [--quick]` (installs the tools first).
 set -euo pipefail
@@ -74,6 +76,37 @@ for kern in linear poly rbf laplacian sigmoid cosine; do
 | $kern | $p | $s | $sp |"
 done
 
+# The instruction targets (scripts/cost-targets.txt): kpca_project, and for
+# gated rows kpca_anomaly_score and kpca_project_and_score against it; every
+# row self-checked against the host. A gated row over its target fails the script.
+ttable="| kernel | m | d | k | kpca_project | target | score / project | project+score / project | |
+|---|---|---|---|---|---|---|---|---|"
+over=()
+while read -r kern m d k max mode; do
+  case "$kern" in ''|'#'*) continue ;; esac
+  dir=$out/target_${kern}_m${m}_d${d}_k${k}
+  cargo xtask gen-model bench "$kern" "$m" "$d" "$k" "$dir"
+  for op in 1 2 4; do for calls in 0 $N; do
+    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
+      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
+  done; done
+  wait
+  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_1_0.elf" 2>&1 </dev/null)
+  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for $kern m=$m d=$d k=$k: $log" >&2; exit 1; }
+  p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
+  s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
+  ps=$(per_call "$dir/bench_4_0.elf" "$dir/bench_4_$N.elf")
+  sr=$(python3 -c "print(f'{$s / $p:.3f}')"); psr=$(python3 -c "print(f'{$ps / $p:.3f}')")
+  verdict=$(python3 -c "
+p, s, ps, mx = $p, $s, $ps, $max
+bad = [w for w, c in (('project', p > mx), ('score', s > 1.05 * p), ('project+score', ps > 1.1 * p)) if c]
+print('met' if not bad else 'over: ' + ', '.join(bad))")
+  if [ "$mode" = gate ] && [ "$verdict" != met ]; then over+=("$kern m=$m d=$d k=$k: $verdict ($p, target $max)"); fi
+  [ "$mode" = report ] && [ "$verdict" != met ] && verdict="$verdict (not yet a gate)"
+  ttable="$ttable
+| $kern | $m | $d | $k | $p | $max | $sr | $psr | $verdict |"
+done < scripts/cost-targets.txt
+
 # Flash: a firmware that loads, projects and scores, with and without the library calls.
 dir=$out/flash
 cargo xtask gen-model bench rbf 128 8 4 "$dir"
@@ -89,5 +122,13 @@ Flash added by the library (load + project + score, every kernel available; text
 
 table="$table
 
-$ktable"
+$ktable
+
+Targets (scripts/cost-targets.txt):
+
+$ttable"
 echo "$table" | tee "$root/build/firmware-cost.md"
+if [ "${#over[@]}" -gt 0 ]; then
+  printf 'firmware-cost: over target: %s\n' "${over[@]}" >&2
+  exit 1
+fi
