@@ -128,13 +128,14 @@ fn stage_input(
     let d = x.raw.len();
     let pad = d.div_ceil(8) * 8 - d;
     let p = stage.as_mut_ptr().cast::<f32>();
-    // SAFETY (every write below): positions < 2·pad + d <= STAGE (d <= 32,
-    // pad <= 7, and 2·pad + d <= 39 < 40), inside the array.
+    // Every write below is at a position < 2·pad + d <= STAGE (checked here),
+    // inside the array.
     if 2 * pad + d > STAGE {
         return None;
     }
     for pos in (0..pad).chain(pad + d..2 * pad + d) {
         keep_rolled();
+        // SAFETY: pos < 2·pad + d <= STAGE.
         unsafe { p.add(pos).write(0.0) };
     }
     let xp = p.wrapping_add(pad);
@@ -142,12 +143,14 @@ fn stage_input(
         Some((mean, inv_std)) => {
             for (j, ((&xj, &mj), &sj)) in x.raw.iter().zip(mean).zip(inv_std).enumerate() {
                 keep_rolled();
+                // SAFETY: j < d, so pad + j < 2·pad + d <= STAGE.
                 unsafe { xp.add(j).write((xj - mj) * sj * scale) };
             }
         }
         None => {
             for (j, &xj) in x.raw.iter().enumerate() {
                 keep_rolled();
+                // SAFETY: j < d, so pad + j < 2·pad + d <= STAGE.
                 unsafe { xp.add(j).write(xj * scale) };
             }
         }
