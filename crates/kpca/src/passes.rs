@@ -1,31 +1,26 @@
-//! The register passes over the stored points: c'k_x and A'k_x for every
-//! kernel but linear and cosine, d <= [`STAGE`] and any k, with the sums in
-//! registers.
+//! The register passes over the stored points: c'k_x and A'k_x for the rbf,
+//! polynomial and sigmoid kernels, d <= [`MAX_FAST_DIM`] and any k, with the
+//! sums in registers.
 //!
-//! A pass is chosen once per call from the model's shape
-//! ([`accumulate_fast`]); there are two kinds:
+//! Each stored point is read as W = 8·ceil(d/8) floats in groups of 8
+//! against x' staged (scaled for the kernel) with zeros where the read goes
+//! past the point's own floats; [`accumulate_fast`] picks the variant once
+//! per call:
 //!
-//! - register passes, d <= 8: x' (scaled for the kernel) is held in 4 or 8
-//!   registers, zero-padded; every point is one 4- or 8-float load of its
-//!   row (reading into the neighbouring row, whose floats meet the zeros),
-//!   the products, the kernel value, and one load of its A row with the
-//!   component sums (4, 8, or 8 in registers and the rest in memory);
-//! - chunked passes, 8 <= d <= [`STAGE`]: x' is staged in memory and each
-//!   point is read in chunks of 8, two loads and 8 multiply-adds per chunk;
-//!   a last partial chunk is read as the 8 floats ending at the row's end,
-//!   against a staged chunk whose first floats are zeros.
+//! - register runs, d <= 8: x' in 8 registers for the whole run;
+//! - chunked runs, 8 < d <= 32: x' read from the stage chunk by chunk;
+//! - 4 component sums for k <= 4, 8 otherwise; for k > 8 the runs are
+//!   repeated for each further group of 8 components.
 //!
 //! No read leaves its section: near the start of a section a row is read
-//! forwards (its floats and the next rows'), near the end backwards (the 8
-//! floats ending at the row's end, the earlier floats meeting zeros in x' or
-//! dropped sums); [`Segments`] splits the points into such runs. Where a
-//! model is too small for either direction to fit, no pass applies and the
-//! caller's general loop runs. The Laplacian kernel's |x'_j - z_j| does not
-//! vanish at a zero, so its register passes multiply each term by a 0/1 mask,
-//! and its chunked passes take the partial chunk one float at a time.
+//! forwards (its floats, then the next row's, which meet zeros in x' or
+//! dropped sums), near the end backwards (the W floats ending at the row's
+//! end, the earlier floats meeting zeros); [`segments`] splits the points
+//! into such runs. Where a model is too small for either direction, no pass
+//! applies and the caller's general loop runs.
 //!
-//! The loads are [`crate::loads`] (one instruction each on hard-float Arm);
-//! the arithmetic is the same Rust on every target.
+//! The run loop is [`crate::rowloop`]: assembly on hard-float Arm, the same
+//! operations in Rust elsewhere.
 
 use core::mem::MaybeUninit;
 
@@ -177,11 +172,11 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) by a register pass, for
 /// the input `x` (length d); `None` (nothing added) when no pass applies:
-/// the linear, cosine and Laplacian kernels, d > [`STAGE`], or a model too
+/// the linear, cosine and Laplacian kernels, d > [`MAX_FAST_DIM`], or a model too
 /// small to read in either direction.
 ///
 /// The passes: d <= 8, register runs (x' in 8 registers); 8 < d <=
-/// [`STAGE`], chunked runs. Sums: 4 for k <= 4, 8 otherwise; for k > 8 the
+/// [`MAX_FAST_DIM`], chunked runs. Sums: 4 for k <= 4, 8 otherwise; for k > 8 the
 /// runs are repeated for each further group of 8 components (the kernel
 /// values computed again), the last group read as the 8 floats ending at
 /// the row's end.

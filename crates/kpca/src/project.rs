@@ -4,22 +4,20 @@
 //! caller's `kpca_model` in place) calls [`evaluate`] on the view, validated
 //! once when it was made. [`evaluate`] checks the input, computes
 //! ‖x'‖² (x' the input, standardised when the model standardises) and makes one
-//! pass over the stored points, all in one stack frame (the C entry point's
-//! frame plus this one: at most 264 bytes on a Cortex-M4F, 252 for RBF):
+//! pass over the stored points, in one stack frame (596 bytes on a Cortex-M4F
+//! with the C entry point's):
 //!
-//! - RBF models with d <= 8 and k <= 4 (the usual sensor model) take the
-//!   register path ([`rbf_rows`]): x' zero-padded to 8 floats (scaled by
-//!   -2 gamma log2(e)) stays in registers; each point costs eight loads and
-//!   multiply-adds, one exponential ([`fastmath::exp2_neg`]), c'k and four
-//!   multiply-adds for the components, which stay in registers.
-//! - Every other kernel and size, and the last few points the register path
-//!   leaves (where its 8-float and 4-float reads would run past the model),
-//!   take the general path ([`accumulate`]): one point at a time, x'
-//!   standardised on the fly, then [`kernel_value`].
+//! - RBF, polynomial and sigmoid models with d <= 32 and any k take the
+//!   register passes ([`crate::passes`]): x' staged once, each stored point
+//!   read in groups of 8 floats, the component sums in registers; on
+//!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
+//!   same operations in Rust, so the results are the same bit for bit.
+//! - The Laplacian, linear and cosine kernels, d > 32, and models too small
+//!   for the passes' 8-float reads take the general path ([`accumulate`]):
+//!   one point at a time, x' standardised on the fly, then [`kernel_value`].
 //!
-//! The split keeps the library within 4 KiB of flash (loading, projection and
-//! score, every kernel available) while the common case runs at about 60
-//! instructions per stored point; scripts/firmware-cost.sh measures both.
+//! scripts/firmware-cost.sh measures both against the targets in
+//! scripts/cost-targets.txt (about 40 instructions per stored point at d = 8).
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.

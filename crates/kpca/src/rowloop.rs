@@ -1,9 +1,9 @@
 //! The innermost loops of the register passes ([`crate::passes`]): one run
 //! of stored points, the sums in registers.
 //!
-//! [`run_rows`] is ordinary Rust on every target and for every kernel of the
-//! passes. For the RBF kernel on hard-float Arm (Cortex-M4F, M7, M33) the
-//! same loop is also written in assembly ([`asm`]), for one reason: the
+//! [`run_rows_rust`] is ordinary Rust, for every target and every kernel of
+//! the passes. On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
+//! same loop written in assembly (`rowloop/asm.rs`) instead, for one reason: the
 //! instructions per stored point. The Rust loop spends a third of them on
 //! single-float loads and register copies (each feature, each A entry, each
 //! constant of the exponential is one `vldr`; each polynomial step copies a
