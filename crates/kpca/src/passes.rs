@@ -24,16 +24,15 @@
 
 use core::mem::MaybeUninit;
 
-use crate::fastmath::EXP2_BLOCK;
 use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
 use crate::project::keep_rolled;
 use crate::rowloop::{run_rows, RowPtrs, RunState};
 
 /// The largest d of the chunked passes.
-pub(crate) const MAX_FAST_DIM: usize = 32;
-/// Floats x' is staged in: 2·32 - 25, the most for d <= [`MAX_FAST_DIM`].
-pub(crate) const STAGE: usize = 40;
+pub(crate) const MAX_FAST_DIM: usize = 64;
+/// Floats x' is staged in: W = 8·ceil(d/8) <= 64 for one run.
+pub(crate) const STAGE: usize = 64;
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -107,50 +106,50 @@ pub(crate) struct Input<'x> {
     pub(crate) standardization: Option<(&'x [f32], &'x [f32])>,
 }
 
-/// Stages x' scaled by `scale` in `stage`, writing every float a run reads,
-/// for reads of W = 8·ceil(d/8) floats per point: `stage[..2W - d]` is
-/// W - d zeros, x', and W - d zeros. Forward runs (each point read from its
-/// row's start) read `stage[W - d..][..W]`, x' then zeros; backward runs
-/// (the W floats ending at the row's end) `stage[..W]`, zeros then x'.
-/// Returns the two offsets (forward, backward); `None` (nothing written)
-/// when the staged floats would not fit (d > [`MAX_FAST_DIM`]).
+/// Stages x' scaled by `scale` in `stage` for one run, writing every float
+/// the run reads: W = 8·ceil(d/8) floats, x' then W - d zeros for a forward
+/// run (each point read from its row's start), W - d zeros then x' for a
+/// backward run (the W floats ending at the row's end). `None` (nothing
+/// written) when W floats do not fit (d > [`MAX_FAST_DIM`]).
 #[allow(unsafe_code)]
 fn stage_input(
     x: &Input<'_>,
     scale: f32,
+    back: bool,
     stage: &mut MaybeUninit<[f32; STAGE]>,
-) -> Option<(usize, usize)> {
+) -> Option<()> {
     let d = x.raw.len();
     let pad = d.div_ceil(8) * 8 - d;
-    let p = stage.as_mut_ptr().cast::<f32>();
-    // Every write below is at a position < 2·pad + d <= STAGE (checked here),
+    // Every write below is at a position < pad + d <= STAGE (checked here),
     // inside the array.
-    if 2 * pad + d > STAGE {
+    if pad + d > STAGE {
         return None;
     }
-    for pos in (0..pad).chain(pad + d..2 * pad + d) {
+    let p = stage.as_mut_ptr().cast::<f32>();
+    let (zeros, start) = if back { (0..pad, pad) } else { (d..d + pad, 0) };
+    for pos in zeros {
         keep_rolled();
-        // SAFETY: pos < 2·pad + d <= STAGE.
+        // SAFETY: pos < pad + d <= STAGE.
         unsafe { p.add(pos).write(0.0) };
     }
-    let xp = p.wrapping_add(pad);
+    let xp = p.wrapping_add(start);
     match x.standardization {
         Some((mean, inv_std)) => {
             for (j, ((&xj, &mj), &sj)) in x.raw.iter().zip(mean).zip(inv_std).enumerate() {
                 keep_rolled();
-                // SAFETY: j < d, so pad + j < 2·pad + d <= STAGE.
+                // SAFETY: j < d, so start + j < pad + d <= STAGE.
                 unsafe { xp.add(j).write((xj - mj) * sj * scale) };
             }
         }
         None => {
             for (j, &xj) in x.raw.iter().enumerate() {
                 keep_rolled();
-                // SAFETY: j < d, so pad + j < 2·pad + d <= STAGE.
+                // SAFETY: j < d, so start + j < pad + d <= STAGE.
                 unsafe { xp.add(j).write(xj * scale) };
             }
         }
     }
-    Some((pad, 0))
+    Some(())
 }
 
 /// Sets the kernel's numbers for one call into `st` and returns the factor
@@ -172,14 +171,12 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) by a register pass, for
 /// the input `x` (length d); `None` (nothing added) when no pass applies:
-/// the linear, cosine and Laplacian kernels, d > [`MAX_FAST_DIM`], or a model too
-/// small to read in either direction.
+/// the linear, cosine and Laplacian kernels, d > [`MAX_FAST_DIM`], or a
+/// model too small to read in either direction.
 ///
-/// The passes: d <= 8, register runs (x' in 8 registers); 8 < d <=
-/// [`MAX_FAST_DIM`], chunked runs. Sums: 4 for k <= 4, 8 otherwise; for k > 8 the
-/// runs are repeated for each further group of 8 components (the kernel
-/// values computed again), the last group read as the 8 floats ending at
-/// the row's end.
+/// The passes: d <= 8 and k <= 8, register runs (x' in 8 registers);
+/// otherwise chunked runs. Sums: 4 for k <= 4, 8 for k <= 8, and for k > 8
+/// a second group of 8 (components 8..16, or the 8 ending at the row's end).
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn accumulate_fast(
@@ -189,81 +186,81 @@ pub(crate) fn accumulate_fast(
     y: &mut [f32; MAX_COMPONENTS],
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
-    if !matches!(model.as_raw().kernel, RBF | POLYNOMIAL | SIGMOID)
-        || x.raw.len() != d
-        || d > MAX_FAST_DIM
-    {
+    let kernel = model.as_raw().kernel;
+    if !matches!(kernel, RBF | POLYNOMIAL | SIGMOID) || x.raw.len() != d || d > MAX_FAST_DIM {
         return None;
     }
-    let chunked = d > 8;
-    let kr = if k <= 4 { 4 } else { 8 };
-    let runs = segments(m, (d, 8 * d.div_ceil(8)), (k, kr))?;
+    let chunked = d > 8 || k > 8;
+    let kr = match k {
+        0..=4 => 4,
+        5..=8 => 8,
+        _ => 16,
+    };
+    let width = 8 * d.div_ceil(8);
+    let runs = segments(m, (d, width), (k, kr.min(8)))?;
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
     let mut st = RunState {
-        consts: EXP2_BLOCK,
         base: 0.0,
         norm_scale: 0.0,
         sums: [-0.0; 8],
         ck: 0.0,
         x: core::ptr::null(),
         full: d.div_ceil(8) as u32,
-        tail: 4 * (d as i32 - 8 * d.div_ceil(8) as i32),
+        tail: 4 * (d as i32 - width as i32),
         d_bytes: (4 * d) as u32,
         k_bytes: (4 * k) as u32,
         kernel: 0,
         degree: 0,
         post_scale: 2.0 * core::f32::consts::LOG2_E,
-        tiny: 1.0 / 4096.0,
+        group2: (4 * k.saturating_sub(8)) as u32,
+        sums2: [-0.0; 8],
     };
     let scale = set_kernel(&mut st, model, sq_norm);
     let mut stage = MaybeUninit::<[f32; STAGE]>::uninit();
-    let (forward_x, backward_x) = stage_input(x, scale, &mut stage)?;
-    let stage_ptr = stage.as_ptr().cast::<f32>();
     let mut ck = 0.0f32;
-    for group in 0..k.div_ceil(8) {
-        for run in runs.iter().filter(|r| r.start < r.end) {
-            // The A read: forwards at output 8·group, or (the last group of
-            // k > 8, or a backward run of k < kr) the kr floats ending at
-            // the row's end.
-            let first = if run.a_back || 8 * group + 8 > k.max(8) {
-                k as isize - kr as isize
-            } else {
-                (8 * group) as isize
+    for run in runs.iter().filter(|r| r.start < r.end) {
+        stage_input(x, scale, run.z_back, &mut stage)?;
+        st.x = stage.as_ptr().cast::<f32>();
+        st.sums = [-0.0; 8];
+        st.sums2 = [-0.0; 8];
+        st.ck = 0.0;
+        // The A read: forwards from the row's start, or (a backward run of
+        // k < kr) the kr floats ending at the row's end.
+        let first = if run.a_back {
+            k as isize - kr as isize
+        } else {
+            0
+        };
+        let z_off = if run.z_back { st.tail as isize / 4 } else { 0 };
+        // SAFETY: by the invariant of `ModelRef` the sections hold m·d,
+        // m, m and m·k floats; `run` comes from `segments` for widths
+        // (d, W) and (k, min(kr, 8)), so each row's point read (W floats at
+        // the row's start, or ending at its end) and A read (min(kr, 8)
+        // floats at row + first; for k > 8 also 8 floats at row + k - 8,
+        // inside the row) lie in their sections; the stage holds the W
+        // floats the run reads.
+        unsafe {
+            let rows = RowPtrs {
+                z: points.as_ptr().add(run.start * d).offset(z_off),
+                norms: norms.as_ptr().add(run.start),
+                c: c.as_ptr().add(run.start),
+                a: a.as_ptr().add(run.start * k).offset(first),
+                n: run.end - run.start,
             };
-            let xo = if run.z_back { backward_x } else { forward_x };
-            // Inside the staged floats (xo <= 8; reads listed at stage_input).
-            st.x = stage_ptr.wrapping_add(xo);
-            st.sums = [-0.0; 8];
-            st.ck = 0.0;
-            let z_off = if run.z_back { st.tail as isize / 4 } else { 0 };
-            // SAFETY: by the invariant of `ModelRef` the sections hold m·d,
-            // m, m and m·k floats; `run` comes from `segments` for
-            // widths (d, 8) and (k, kr), so each row's point read (8 floats
-            // at row + z_off, or the chunks inside the row for d > 8) and A
-            // read (kr floats at row + first: inside the row when k >= 8,
-            // forwards or backwards by the run otherwise) lies in its
-            // section; `buf` holds the x' the run reads.
-            unsafe {
-                let rows = RowPtrs {
-                    z: points.as_ptr().add(run.start * d).offset(z_off),
-                    norms: norms.as_ptr().add(run.start),
-                    c: c.as_ptr().add(run.start),
-                    a: a.as_ptr().add(run.start * k).offset(first),
-                    n: run.end - run.start,
-                };
-                match (chunked, kr) {
-                    (false, 4) => run_rows::<false, 4>(&mut st, rows),
-                    (false, _) => run_rows::<false, 8>(&mut st, rows),
-                    (true, 4) => run_rows::<true, 4>(&mut st, rows),
-                    (true, _) => run_rows::<true, 8>(&mut st, rows),
-                }
-            }
-            flush(y, &st.sums, first, 8 * group, k);
-            if group == 0 {
-                ck += st.ck;
+            match (chunked, kr) {
+                (false, 4) => run_rows::<false, 4>(&mut st, rows),
+                (false, _) => run_rows::<false, 8>(&mut st, rows),
+                (true, 4) => run_rows::<true, 4>(&mut st, rows),
+                (true, 8) => run_rows::<true, 8>(&mut st, rows),
+                (true, _) => run_rows::<true, 16>(&mut st, rows),
             }
         }
+        flush(y, &st.sums, first, 0, k);
+        if k > 8 {
+            flush(y, &st.sums2, k.saturating_sub(8) as isize, 8, k);
+        }
+        ck += st.ck;
     }
     Some(ck)
 }

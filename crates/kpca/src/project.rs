@@ -410,7 +410,7 @@ mod tests {
             // Under Miri (an interpreter) every 5th d: the same paths on a sample.
             let d_step = if cfg!(miri) { 5 } else { 1 };
             for d in (1..=10)
-                .chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33])
+                .chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 57, 64, 65])
                 .step_by(d_step)
             {
                 for m in [1, 2, 3, 4, 5, 7, 9, 13] {

@@ -26,7 +26,7 @@
     allow(dead_code)
 )]
 
-use crate::fastmath::{exp2_neg_with, tanh_from};
+use crate::fastmath::{exp2_neg_with, tanh_from, EXP2_BLOCK};
 use crate::kernel::{powi, KernelId};
 use crate::loads::{load4, load8};
 
@@ -34,51 +34,52 @@ const RBF: u32 = KernelId::Rbf as u32;
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 
 /// Everything a run needs besides its row pointers, in the layout the
-/// assembly reads (offsets in the comments).
+/// assembly reads (byte offsets in the comments, asserted below).
 #[repr(C)]
 pub(crate) struct RunState {
-    /// 0: the exponential's constants ([`crate::fastmath::EXP2_BLOCK`]).
-    pub(crate) consts: [f32; 8],
-    /// 32: where each point's sum starts.
+    /// 0: where each point's sum starts.
     pub(crate) base: f32,
-    /// 36: multiplies ‖z‖² into the sum.
+    /// 4: multiplies ‖z‖² into the sum.
     pub(crate) norm_scale: f32,
-    /// 40: the component sums (in: -0.0; out: the run's sums).
+    /// 8: the first 8 component sums (in: -0.0; out: the run's sums).
     pub(crate) sums: [f32; 8],
-    /// 72: c'k over the run (in: 0.0).
+    /// 40: c'k over the run (in: 0.0).
     pub(crate) ck: f32,
-    /// 76: x' in 8 floats (register runs) or staged in chunks (chunked runs).
+    /// 44: x' in 8 floats (register runs) or 8·ceil(d/8) (chunked runs).
     pub(crate) x: *const f32,
-    /// 80: chunks of 8 floats read per point (chunked runs): ceil(d/8).
+    /// 48: chunks of 8 floats read per point (chunked runs): ceil(d/8).
     pub(crate) full: u32,
-    /// 84: bytes from the end of a point's chunk reads to the next point's
+    /// 52: bytes from the end of a point's chunk reads to the next point's
     /// start (chunked runs): 4·(d - 8·ceil(d/8)), <= 0.
     pub(crate) tail: i32,
-    /// 88: bytes per point row (4·d).
+    /// 56: bytes per point row (4·d).
     pub(crate) d_bytes: u32,
-    /// 92: bytes per A row (4·k).
+    /// 60: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 96: the kernel id (rbf, polynomial or sigmoid).
+    /// 64: the kernel id (rbf, polynomial or sigmoid).
     pub(crate) kernel: u32,
-    /// 100: the polynomial's degree (1..=16).
+    /// 68: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
-    /// 104: 2 log2(e), scales |u| for the sigmoid's exponential.
+    /// 72: 2 log2(e), scales |u| for the sigmoid's exponential.
     pub(crate) post_scale: f32,
-    /// 108: 1/4096, below which tanh(a) is a ([`crate::fastmath::tanh`]).
-    pub(crate) tiny: f32,
+    /// 76: k > 8: bytes from an A row's start to its second group of 8
+    /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
+    pub(crate) group2: u32,
+    /// 80: the second group's sums (k > 8; in: -0.0).
+    pub(crate) sums2: [f32; 8],
 }
 
 // The offsets the assembly reads (32-bit targets, where it runs).
 #[cfg(target_pointer_width = "32")]
 const _: () = {
     use core::mem::offset_of;
-    assert!(offset_of!(RunState, base) == 32 && offset_of!(RunState, norm_scale) == 36);
-    assert!(offset_of!(RunState, sums) == 40 && offset_of!(RunState, ck) == 72);
-    assert!(offset_of!(RunState, x) == 76 && offset_of!(RunState, full) == 80);
-    assert!(offset_of!(RunState, tail) == 84 && offset_of!(RunState, k_bytes) == 92);
-    assert!(offset_of!(RunState, d_bytes) == 88 && offset_of!(RunState, kernel) == 96);
-    assert!(offset_of!(RunState, degree) == 100 && offset_of!(RunState, post_scale) == 104);
-    assert!(offset_of!(RunState, tiny) == 108);
+    assert!(offset_of!(RunState, base) == 0 && offset_of!(RunState, norm_scale) == 4);
+    assert!(offset_of!(RunState, sums) == 8 && offset_of!(RunState, ck) == 40);
+    assert!(offset_of!(RunState, x) == 44 && offset_of!(RunState, full) == 48);
+    assert!(offset_of!(RunState, tail) == 52 && offset_of!(RunState, d_bytes) == 56);
+    assert!(offset_of!(RunState, k_bytes) == 60 && offset_of!(RunState, kernel) == 64);
+    assert!(offset_of!(RunState, degree) == 68 && offset_of!(RunState, post_scale) == 72);
+    assert!(offset_of!(RunState, group2) == 76 && offset_of!(RunState, sums2) == 80);
 };
 
 /// The row pointers of one run: its first point's read, norm, c and A row
@@ -96,11 +97,11 @@ pub(crate) struct RowPtrs {
 #[inline(always)]
 fn value(st: &RunState, sum: f32) -> f32 {
     match st.kernel {
-        RBF => exp2_neg_with(sum, st.consts),
+        RBF => exp2_neg_with(sum, EXP2_BLOCK),
         POLYNOMIAL => powi(sum, st.degree),
         _ => tanh_from(
             sum,
-            exp2_neg_with(st.post_scale * libm::fabsf(sum), st.consts),
+            exp2_neg_with(st.post_scale * libm::fabsf(sum), EXP2_BLOCK),
         ),
     }
 }
@@ -142,14 +143,15 @@ unsafe fn point_sum<const CHUNKED: bool>(
 }
 
 /// One run in Rust: for each point, its sum, its kernel value, c'k and the
-/// `KR` (4 or 8) component sums, added into `st.sums` and `st.ck`.
+/// `KR` (4, 8, or 16: 8 and the second group at `group2`) component sums,
+/// added into `st.sums` (and `st.sums2`) and `st.ck`.
 ///
 /// # Safety
 /// `rows` and `st` describe reads inside the model's sections: for each of
 /// the `rows.n` points, 8 (register runs) or 8·ceil(d/8) (chunked runs)
-/// floats at its point read (advancing by d), one norm and one c, `KR`
-/// floats at its A read (advancing by k); `st.x` holds 8 or 8·ceil(d/8)
-/// floats.
+/// floats at its point read (advancing by d), one norm and one c,
+/// min(`KR`, 8) floats at its A read (advancing by k), for `KR` = 16 also 8 floats
+/// `group2` bytes further; `st.x` holds 8 or 8·ceil(d/8) floats.
 #[inline(always)]
 #[allow(unsafe_code)]
 unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
@@ -157,7 +159,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
     // SAFETY: the caller's contract.
     unsafe {
         let h = if CHUNKED { [0.0; 8] } else { load8(st.x) };
-        let (mut sums, mut ck) = (st.sums, st.ck);
+        let (mut sums, mut sums2, mut ck) = (st.sums, st.sums2, st.ck);
         let (mut zp, mut np, mut cp, mut ap) = (rows.z, rows.norms, rows.c, rows.a);
         let end = rows.norms.add(rows.n);
         while np != end {
@@ -173,6 +175,12 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
                 for (sl, al) in sums.iter_mut().zip(load8(ap)) {
                     *sl += kv * al;
                 }
+                if KR > 8 {
+                    let a2 = ap.cast::<u8>().add(st.group2 as usize).cast::<f32>();
+                    for (sl, al) in sums2.iter_mut().zip(load8(a2)) {
+                        *sl += kv * al;
+                    }
+                }
             }
             zp = zp.add(d);
             ap = ap.add(k);
@@ -180,6 +188,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
             cp = cp.add(1);
         }
         st.sums = sums;
+        st.sums2 = sums2;
         st.ck = ck;
     }
 }

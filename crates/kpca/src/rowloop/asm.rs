@@ -1,50 +1,55 @@
-//! The run of [`super::run_rows_rust`] (rbf, polynomial and sigmoid kernels) in Arm assembly (hard-float
-//! Cortex-M; see [`super`] for why). One `asm!` block per variant, made by
-//! [`rbf_loop`] from the shared pieces below.
+//! The run of [`super::run_rows_rust`] (rbf, polynomial and sigmoid kernels)
+//! in Arm assembly (hard-float Cortex-M; see [`super`] for why). One `asm!`
+//! block per variant, made by `run_loop!` from the shared pieces: the
+//! variant's point read (`$dist`) and A read (`$acc`) around the three
+//! kernels' loops (the kernel is chosen once per run).
 //!
 //! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
-//! chunk), s8-s15 the component sums, s16-s23 one block of loads (a point's
-//! floats, then the exponential's constants, then the A row), s24 c'k, s25
-//! base, s26 norm_scale, s27 the point's sum w, s28 ‖z‖² then 2^-w, s29 the
-//! polynomial's argument g then c. The exponential is
-//! [`crate::fastmath::exp2_neg_with`] step for step: t = w + 2^23,
-//! n = bits(t) - bits(2^23), out of range (n > 124 unsigned) 1 for w < 0
-//! else 0, g = (t - 2^23) - w, Horner from q5 down to 1 (each step
-//! overwriting a constant of this point's load), bits(p) - n·2^23.
+//! chunk at a time, then the second group of sums of k > 8), s8-s15 the
+//! component sums, s16-s23 one block of loads (a point's floats, then the
+//! exponential's constants, then the A row), s24 c'k, s25 base, s26
+//! norm_scale, s27 the point's sum w, s28 ‖z‖² then the kernel value, s29
+//! the polynomial's argument g then c, s30 2 log2(e), s31 the sigmoid's u.
+//! The exponential is [`crate::fastmath::exp2_neg_with`] step for step:
+//! t = w + 2^23, n = bits(t) - bits(2^23), out of range (n > 124 unsigned)
+//! 1 for w < 0 else 0, g = (t - 2^23) - w, Horner from q5 down to 1 (each
+//! step overwriting a constant of this point's load), bits(p) - n·2^23.
+//! Offsets into [`RunState`] are asserted in [`super`].
 
 use super::{RowPtrs, RunState};
+use crate::fastmath::EXP2_BLOCK;
 
 /// The `asm!` block of one variant: `$setup` (the x' of register runs),
 /// `$dist` (one point's sum into s27, advancing the point pointer), `$acc`
 /// (the A row into the sums).
-macro_rules! rbf_loop {
-    ($st:expr, $rows:expr, [$($setup:literal),*], [$($dist:literal),*], [$($acc:literal),*]) => {{
+macro_rules! run_loop {
+    ($st:expr, $rows:expr, [$($setup:literal),* $(,)?], [$($dist:literal),* $(,)?], [$($acc:literal),* $(,)?]) => {{
         let st: *mut RunState = $st;
         let rows: RowPtrs = $rows;
-        // SAFETY: the caller's contract (see `run_rbf`).
+        // SAFETY: the caller's contract (see `run`).
         let end = unsafe { rows.norms.add(rows.n) };
         // SAFETY: the reads are those of `run_rows_rust` (the caller's
-        // contract), the writes are st.sums and st.ck; every s register used
-        // is declared clobbered, the core registers are operands; no stack.
+        // contract) and the exponential's constants; the writes are the
+        // run's sums and c'k in `*st`; every s register used is declared
+        // clobbered, the core registers are operands; no stack.
         unsafe {
             core::arch::asm!(
-                "add {t}, {p}, #32",
-                "vldmia {t}, {{s25-s26}}",
-                "add {t}, {p}, #40",
+                "vldmia {p}, {{s25-s26}}",
+                "add {t}, {p}, #8",
                 "vldmia {t}!, {{s8-s15}}",
                 "vldmia {t}, {{s24}}",
-                "ldr {ks}, [{p}, #92]",
-                "vldr s30, [{p}, #104]",
+                "ldr {ks}, [{p}, #60]",
+                "vldr s30, [{p}, #72]",
                 $($setup,)*
                 "cmp {n}, {end}",
                 "beq 24f",
-                "ldr {t}, [{p}, #96]",
+                "ldr {t}, [{p}, #64]",
                 "cmp {t}, #2",
                 "bne 40f",
                 // rbf: 2^-w
                 "21:",
                 $($dist,)*
-                "vldmia {p}, {{s16-s22}}",
+                "vldmia {kc}, {{s16-s22}}",
                 "vadd.f32 s28, s27, s16",
                 "vmov {t}, s28",
                 "sub {t}, {t}, #0x4B000000",
@@ -81,7 +86,7 @@ macro_rules! rbf_loop {
                 // polynomial: u^degree by repeated squaring
                 "41:",
                 $($dist,)*
-                "ldr {t}, [{p}, #100]",
+                "ldr {t}, [{p}, #68]",
                 "vmov.f32 s28, #1.0",
                 "vmov.f32 s29, s27",
                 "27:",
@@ -97,14 +102,14 @@ macro_rules! rbf_loop {
                 "cmp {n}, {end}",
                 "bne 41b",
                 "b 24f",
-                // sigmoid: tanh(u) from e = 2^-(2 log2(e) |u|)
                 "50:",
+                // sigmoid: tanh(u) from e = 2^-(2 log2(e) |u|)
                 "51:",
                 $($dist,)*
                 "vmov.f32 s31, s27",
                 "vabs.f32 s27, s27",
                 "vmul.f32 s27, s27, s30",
-                "vldmia {p}, {{s16-s22}}",
+                "vldmia {kc}, {{s16-s22}}",
                 "vadd.f32 s28, s27, s16",
                 "vmov {t}, s28",
                 "sub {t}, {t}, #0x4B000000",
@@ -146,10 +151,11 @@ macro_rules! rbf_loop {
                 "vsubpl.f32 s28, s28, s28",
                 "b 36b",
                 "24:",
-                "add {t}, {p}, #40",
+                "add {t}, {p}, #8",
                 "vstmia {t}!, {{s8-s15}}",
                 "vstmia {t}, {{s24}}",
                 p = in(reg) st,
+                kc = in(reg) EXP2_BLOCK.as_ptr(),
                 z = inout(reg) rows.z => _,
                 n = inout(reg) rows.norms => _,
                 c = inout(reg) rows.c => _,
@@ -184,14 +190,14 @@ macro_rules! rbf_loop {
 pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
     let st: *mut RunState = st;
     match (CHUNKED, KR) {
-        (false, 4) => rbf_loop!(
+        (false, 4) => run_loop!(
             st,
             rows,
             [
-                "ldr {t}, [{p}, #76]",
+                "ldr {t}, [{p}, #44]",
                 "vldmia {t}, {{s0-s7}}",
-                "ldr {v}, [{p}, #88]",
-                "@ {adj}: 0"
+                "ldr {v}, [{p}, #56]",
+                "@ {adj}: unused",
             ],
             [
                 "vldmia {z}, {{s16-s23}}",
@@ -206,24 +212,24 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s27, s5, s21",
                 "vmla.f32 s27, s6, s22",
                 "vmla.f32 s27, s7, s23",
-                "add {z}, {z}, {v}"
+                "add {z}, {z}, {v}",
             ],
             [
                 "vldmia {a}, {{s16-s19}}",
                 "vmla.f32 s8, s28, s16",
                 "vmla.f32 s9, s28, s17",
                 "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19"
+                "vmla.f32 s11, s28, s19",
             ]
         ),
-        (false, _) => rbf_loop!(
+        (false, _) => run_loop!(
             st,
             rows,
             [
-                "ldr {t}, [{p}, #76]",
+                "ldr {t}, [{p}, #44]",
                 "vldmia {t}, {{s0-s7}}",
-                "ldr {v}, [{p}, #88]",
-                "@ {adj}: 0"
+                "ldr {v}, [{p}, #56]",
+                "@ {adj}: unused",
             ],
             [
                 "vldmia {z}, {{s16-s23}}",
@@ -238,7 +244,7 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s27, s5, s21",
                 "vmla.f32 s27, s6, s22",
                 "vmla.f32 s27, s7, s23",
-                "add {z}, {z}, {v}"
+                "add {z}, {z}, {v}",
             ],
             [
                 "vldmia {a}, {{s16-s23}}",
@@ -249,10 +255,10 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s12, s28, s20",
                 "vmla.f32 s13, s28, s21",
                 "vmla.f32 s14, s28, s22",
-                "vmla.f32 s15, s28, s23"
+                "vmla.f32 s15, s28, s23",
             ]
         ),
-        (true, 4) => rbf_loop!(
+        (true, 4) => run_loop!(
             st,
             rows,
             [],
@@ -260,7 +266,7 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #76]",
+                "ldrd {v}, {u}, [{p}, #44]",
                 "25:",
                 "vldmia {v}!, {{s0-s7}}",
                 "vldmia {z}!, {{s16-s23}}",
@@ -274,17 +280,17 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s27, s7, s23",
                 "subs {u}, {u}, #1",
                 "bne 25b",
-                "add {z}, {z}, {adj}"
+                "add {z}, {z}, {adj}",
             ],
             [
                 "vldmia {a}, {{s16-s19}}",
                 "vmla.f32 s8, s28, s16",
                 "vmla.f32 s9, s28, s17",
                 "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19"
+                "vmla.f32 s11, s28, s19",
             ]
         ),
-        (true, _) => rbf_loop!(
+        (true, 8) => run_loop!(
             st,
             rows,
             [],
@@ -292,7 +298,7 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #76]",
+                "ldrd {v}, {u}, [{p}, #44]",
                 "25:",
                 "vldmia {v}!, {{s0-s7}}",
                 "vldmia {z}!, {{s16-s23}}",
@@ -306,7 +312,7 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s27, s7, s23",
                 "subs {u}, {u}, #1",
                 "bne 25b",
-                "add {z}, {z}, {adj}"
+                "add {z}, {z}, {adj}",
             ],
             [
                 "vldmia {a}, {{s16-s23}}",
@@ -317,7 +323,57 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState
                 "vmla.f32 s12, s28, s20",
                 "vmla.f32 s13, s28, s21",
                 "vmla.f32 s14, s28, s22",
-                "vmla.f32 s15, s28, s23"
+                "vmla.f32 s15, s28, s23",
+            ]
+        ),
+        (true, _) => run_loop!(
+            st,
+            rows,
+            [],
+            [
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "ldrd {v}, {u}, [{p}, #44]",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+                "vmla.f32 s27, s0, s16",
+                "vmla.f32 s27, s1, s17",
+                "vmla.f32 s27, s2, s18",
+                "vmla.f32 s27, s3, s19",
+                "vmla.f32 s27, s4, s20",
+                "vmla.f32 s27, s5, s21",
+                "vmla.f32 s27, s6, s22",
+                "vmla.f32 s27, s7, s23",
+                "subs {u}, {u}, #1",
+                "bne 25b",
+                "add {z}, {z}, {adj}",
+            ],
+            [
+                "vldmia {a}, {{s16-s23}}",
+                "vmla.f32 s8, s28, s16",
+                "vmla.f32 s9, s28, s17",
+                "vmla.f32 s10, s28, s18",
+                "vmla.f32 s11, s28, s19",
+                "vmla.f32 s12, s28, s20",
+                "vmla.f32 s13, s28, s21",
+                "vmla.f32 s14, s28, s22",
+                "vmla.f32 s15, s28, s23",
+                "ldr {t}, [{p}, #76]",
+                "add {t}, {a}, {t}",
+                "vldmia {t}, {{s16-s23}}",
+                "add {u}, {p}, #80",
+                "vldmia {u}, {{s0-s7}}",
+                "vmla.f32 s0, s28, s16",
+                "vmla.f32 s1, s28, s17",
+                "vmla.f32 s2, s28, s18",
+                "vmla.f32 s3, s28, s19",
+                "vmla.f32 s4, s28, s20",
+                "vmla.f32 s5, s28, s21",
+                "vmla.f32 s6, s28, s22",
+                "vmla.f32 s7, s28, s23",
+                "vstmia {u}, {{s0-s7}}",
             ]
         ),
     }
