@@ -7,10 +7,11 @@
 //! past the point's own floats; [`accumulate_fast`] picks the variant once
 //! per call:
 //!
-//! - register runs, d <= 8: x' in 8 registers for the whole run;
-//! - chunked runs, 8 < d <= 32: x' read from the stage chunk by chunk;
-//! - 4 component sums for k <= 4, 8 otherwise; for k > 8 the runs are
-//!   repeated for each further group of 8 components.
+//! - register runs, d <= 8 and k <= 8: x' in 8 registers for the whole run;
+//! - chunked runs, every other d <= 64: x' read from the stage chunk by
+//!   chunk;
+//! - 4 component sums for k <= 4, 8 for k <= 8; for k > 8 a second group of
+//!   8 (components 8..16, or the 8 ending at the row's end) kept in memory.
 //!
 //! No read leaves its section: near the start of a section a row is read
 //! forwards (its floats, then the next row's, which meet zeros in x' or

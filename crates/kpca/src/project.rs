@@ -4,15 +4,15 @@
 //! caller's `kpca_model` in place) calls [`evaluate`] on the view, validated
 //! once when it was made. [`evaluate`] checks the input, computes
 //! ‖x'‖² (x' the input, standardised when the model standardises) and makes one
-//! pass over the stored points, in one stack frame (596 bytes on a Cortex-M4F
+//! pass over the stored points, in one stack frame (720 bytes on a Cortex-M4F
 //! with the C entry point's):
 //!
-//! - RBF, polynomial and sigmoid models with d <= 32 and any k take the
+//! - RBF, polynomial and sigmoid models with d <= 64 and any k take the
 //!   register passes ([`crate::passes`]): x' staged once, each stored point
 //!   read in groups of 8 floats, the component sums in registers; on
 //!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
 //!   same operations in Rust, so the results are the same bit for bit.
-//! - The Laplacian, linear and cosine kernels, d > 32, and models too small
+//! - The Laplacian, linear and cosine kernels, d > 64, and models too small
 //!   for the passes' 8-float reads take the general path ([`accumulate`]):
 //!   one point at a time, x' standardised on the fly, then [`kernel_value`].
 //!
