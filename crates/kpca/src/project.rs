@@ -393,6 +393,7 @@ mod tests {
     #[test]
     fn every_path_matches_f64_around_its_limits() {
         let mut g = Lcg(7);
+        let mut combo = 0u32;
         for kernel in [
             Kernel::Rbf { gamma: 0.4 },
             Kernel::Laplacian { gamma: 0.3 },
@@ -407,15 +408,16 @@ mod tests {
                 coef0: -0.1,
             },
         ] {
-            // Under Miri (an interpreter) every 5th d: the same paths on a sample.
-            let d_step = if cfg!(miri) { 5 } else { 1 };
-            for d in (1..=10)
-                .chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 57, 64, 65])
-                .step_by(d_step)
-            {
+            for d in (1..=10).chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 57, 64, 65]) {
                 for m in [1, 2, 3, 4, 5, 7, 9, 13] {
                     for k in [1, 2, 3, 4, 5, 7, 8, 9, 16] {
                         for standardized in [false, true] {
+                            // Under Miri (an interpreter) every 97th shape:
+                            // the same paths on a sample.
+                            combo += 1;
+                            if cfg!(miri) && combo % 97 != 0 {
+                                continue;
+                            }
                             let points = g.vec(m * d);
                             let norms: Vec<f32> = points
                                 .chunks(d)
