@@ -1,7 +1,7 @@
 //! The run of [`super::run_rows_rust`] (rbf, polynomial and sigmoid kernels)
 //! in Arm assembly (hard-float Cortex-M; see [`super`] for why). One `asm!`
-//! block per variant, made by `run_loop!` from the shared pieces: the
-//! variant's point read (`$dist`) and A read (`$acc`) around the three
+//! block per variant, made by `run_loop!` from the variant's pieces (its
+//! setup, point read and A read, each a macro below) around the three
 //! kernels' loops (the kernel is chosen once per run).
 //!
 //! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
@@ -19,11 +19,196 @@
 use super::{RowPtrs, RunState};
 use crate::fastmath::EXP2_BLOCK;
 
+/// Lines of assembly joined into one template piece.
+macro_rules! lines {
+    ($($line:expr),* $(,)?) => {
+        concat!($($line, "\n"),*)
+    };
+}
+
+/// The exponential: 2^-w of s27 into s28, [`crate::fastmath::exp2_neg_with`]
+/// step for step; out of range, to the label `$oor` (forwards).
+macro_rules! exp2 {
+    ($oor:literal) => {
+        lines!(
+            "vldmia {kc}, {{s16-s22}}",
+            "vadd.f32 s28, s27, s16",
+            "vmov {t}, s28",
+            "sub {t}, {t}, #0x4B000000",
+            "cmp {t}, #124",
+            concat!("bhi ", $oor, "f"),
+            "vsub.f32 s29, s28, s16",
+            "vsub.f32 s29, s29, s27",
+            "vmla.f32 s21, s29, s22",
+            "vmla.f32 s20, s29, s21",
+            "vmla.f32 s19, s29, s20",
+            "vmla.f32 s18, s29, s19",
+            "vmla.f32 s17, s29, s18",
+            "vmov {u}, s17",
+            "sub {u}, {u}, {t}, lsl #23",
+            "vmov s28, {u}",
+        )
+    };
+}
+
+/// The exponential out of range: 1 for w < 0, else 0 (NaN included), then
+/// back to the label `$back`.
+macro_rules! exp2_out_of_range {
+    ($back:literal) => {
+        lines!(
+            "vmov.f32 s28, #1.0",
+            "vcmp.f32 s27, #0",
+            "vmrs APSR_nzcv, fpscr",
+            "it pl",
+            "vsubpl.f32 s28, s28, s28",
+            concat!("b ", $back, "b"),
+        )
+    };
+}
+
+/// c'k += kernel value · c_i.
+macro_rules! c_term {
+    () => {
+        lines!("vldmia {c}!, {{s29}}", "vmla.f32 s24, s28, s29")
+    };
+}
+
+/// The next A row, and the loop back to the label `$head` while points are left.
+macro_rules! next_point {
+    ($head:literal) => {
+        lines!(
+            "add {a}, {a}, {ks}",
+            "cmp {n}, {end}",
+            concat!("bne ", $head, "b"),
+            "b 24f",
+        )
+    };
+}
+
+/// Register runs: x' into s0-s7 for the whole run, the row stride into {v}.
+macro_rules! register_setup {
+    () => {
+        lines!(
+            "ldr {t}, [{p}, #44]",
+            "vldmia {t}, {{s0-s7}}",
+            "ldr {v}, [{p}, #56]",
+            "@ {adj}: unused",
+        )
+    };
+}
+
+/// The 8 products of x' (s0-s7) and the loaded floats (s16-s23) into s27.
+macro_rules! dot8 {
+    () => {
+        lines!(
+            "vmla.f32 s27, s0, s16",
+            "vmla.f32 s27, s1, s17",
+            "vmla.f32 s27, s2, s18",
+            "vmla.f32 s27, s3, s19",
+            "vmla.f32 s27, s4, s20",
+            "vmla.f32 s27, s5, s21",
+            "vmla.f32 s27, s6, s22",
+            "vmla.f32 s27, s7, s23",
+        )
+    };
+}
+
+/// Register runs: one point's sum w = base + norm_scale ‖z‖² + x'z into s27.
+macro_rules! register_dot {
+    () => {
+        concat!(
+            lines!(
+                "vldmia {z}, {{s16-s23}}",
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+            ),
+            dot8!(),
+            lines!("add {z}, {z}, {v}"),
+        )
+    };
+}
+
+/// Chunked runs: the same sum, x' and the point read chunk by chunk.
+macro_rules! chunked_dot {
+    () => {
+        concat!(
+            lines!(
+                "vldmia {n}!, {{s28}}",
+                "vmov.f32 s27, s25",
+                "vmla.f32 s27, s26, s28",
+                "ldrd {v}, {u}, [{p}, #44]",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+            ),
+            dot8!(),
+            lines!("subs {u}, {u}, #1", "bne 25b", "add {z}, {z}, {adj}"),
+        )
+    };
+}
+
+/// 4 component sums: the A row (s16-s19) times the kernel value into s8-s11.
+macro_rules! a_row4 {
+    () => {
+        lines!(
+            "vldmia {a}, {{s16-s19}}",
+            "vmla.f32 s8, s28, s16",
+            "vmla.f32 s9, s28, s17",
+            "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19",
+        )
+    };
+}
+
+/// 8 component sums into s8-s15.
+macro_rules! a_row8 {
+    () => {
+        lines!(
+            "vldmia {a}, {{s16-s23}}",
+            "vmla.f32 s8, s28, s16",
+            "vmla.f32 s9, s28, s17",
+            "vmla.f32 s10, s28, s18",
+            "vmla.f32 s11, s28, s19",
+            "vmla.f32 s12, s28, s20",
+            "vmla.f32 s13, s28, s21",
+            "vmla.f32 s14, s28, s22",
+            "vmla.f32 s15, s28, s23",
+        )
+    };
+}
+
+/// 16 component sums: 8 into s8-s15, and the second group (`group2` bytes
+/// into the row) into the sums kept in the run state (through s0-s7).
+macro_rules! a_row16 {
+    () => {
+        concat!(
+            a_row8!(),
+            lines!(
+                "ldr {t}, [{p}, #76]",
+                "add {t}, {a}, {t}",
+                "vldmia {t}, {{s16-s23}}",
+                "add {u}, {p}, #80",
+                "vldmia {u}, {{s0-s7}}",
+                "vmla.f32 s0, s28, s16",
+                "vmla.f32 s1, s28, s17",
+                "vmla.f32 s2, s28, s18",
+                "vmla.f32 s3, s28, s19",
+                "vmla.f32 s4, s28, s20",
+                "vmla.f32 s5, s28, s21",
+                "vmla.f32 s6, s28, s22",
+                "vmla.f32 s7, s28, s23",
+                "vstmia {u}, {{s0-s7}}",
+            ),
+        )
+    };
+}
+
 /// The `asm!` block of one variant: `$setup` (the x' of register runs),
 /// `$dist` (one point's sum into s27, advancing the point pointer), `$acc`
 /// (the A row into the sums).
 macro_rules! run_loop {
-    ($st:expr, $rows:expr, [$($setup:literal),* $(,)?], [$($dist:literal),* $(,)?], [$($acc:literal),* $(,)?]) => {{
+    ($st:expr, $rows:expr, $setup:expr, $dist:expr, $acc:expr) => {{
         let st: *mut RunState = $st;
         let rows: RowPtrs = $rows;
         // SAFETY: the caller's contract (see `run`).
@@ -40,7 +225,7 @@ macro_rules! run_loop {
                 "vldmia {t}, {{s24}}",
                 "ldr {ks}, [{p}, #60]",
                 "vldr s30, [{p}, #72]",
-                $($setup,)*
+                $setup,
                 "cmp {n}, {end}",
                 "beq 24f",
                 "ldr {t}, [{p}, #64]",
@@ -48,44 +233,20 @@ macro_rules! run_loop {
                 "bne 40f",
                 // rbf: 2^-w
                 "21:",
-                $($dist,)*
-                "vldmia {kc}, {{s16-s22}}",
-                "vadd.f32 s28, s27, s16",
-                "vmov {t}, s28",
-                "sub {t}, {t}, #0x4B000000",
-                "cmp {t}, #124",
-                "bhi 23f",
-                "vsub.f32 s29, s28, s16",
-                "vsub.f32 s29, s29, s27",
-                "vmla.f32 s21, s29, s22",
-                "vmla.f32 s20, s29, s21",
-                "vmla.f32 s19, s29, s20",
-                "vmla.f32 s18, s29, s19",
-                "vmla.f32 s17, s29, s18",
-                "vmov {u}, s17",
-                "sub {u}, {u}, {t}, lsl #23",
-                "vmov s28, {u}",
+                $dist,
+                exp2!("23"),
                 "22:",
-                "vldmia {c}!, {{s29}}",
-                "vmla.f32 s24, s28, s29",
-                $($acc,)*
-                "add {a}, {a}, {ks}",
-                "cmp {n}, {end}",
-                "bne 21b",
-                "b 24f",
+                c_term!(),
+                $acc,
+                next_point!("21"),
                 "23:",
-                "vmov.f32 s28, #1.0",
-                "vcmp.f32 s27, #0",
-                "vmrs APSR_nzcv, fpscr",
-                "it pl",
-                "vsubpl.f32 s28, s28, s28",
-                "b 22b",
+                exp2_out_of_range!("22"),
                 "40:",
                 "cmp {t}, #1",
                 "bne 50f",
                 // polynomial: u^degree by repeated squaring
                 "41:",
-                $($dist,)*
+                $dist,
                 "ldr {t}, [{p}, #68]",
                 "vmov.f32 s28, #1.0",
                 "vmov.f32 s29, s27",
@@ -95,36 +256,16 @@ macro_rules! run_loop {
                 "vmulcs.f32 s28, s28, s29",
                 "vmul.f32 s29, s29, s29",
                 "bne 27b",
-                "vldmia {c}!, {{s29}}",
-                "vmla.f32 s24, s28, s29",
-                $($acc,)*
-                "add {a}, {a}, {ks}",
-                "cmp {n}, {end}",
-                "bne 41b",
-                "b 24f",
-                "50:",
+                c_term!(),
+                $acc,
+                next_point!("41"),
                 // sigmoid: tanh(u) from e = 2^-(2 log2(e) |u|)
-                "51:",
-                $($dist,)*
+                "50:",
+                $dist,
                 "vmov.f32 s31, s27",
                 "vabs.f32 s27, s27",
                 "vmul.f32 s27, s27, s30",
-                "vldmia {kc}, {{s16-s22}}",
-                "vadd.f32 s28, s27, s16",
-                "vmov {t}, s28",
-                "sub {t}, {t}, #0x4B000000",
-                "cmp {t}, #124",
-                "bhi 35f",
-                "vsub.f32 s29, s28, s16",
-                "vsub.f32 s29, s29, s27",
-                "vmla.f32 s21, s29, s22",
-                "vmla.f32 s20, s29, s21",
-                "vmla.f32 s19, s29, s20",
-                "vmla.f32 s18, s29, s19",
-                "vmla.f32 s17, s29, s18",
-                "vmov {u}, s17",
-                "sub {u}, {u}, {t}, lsl #23",
-                "vmov s28, {u}",
+                exp2!("35"),
                 "36:",
                 "vmov.f32 s16, #1.0",
                 "vsub.f32 s17, s16, s28",
@@ -136,20 +277,11 @@ macro_rules! run_loop {
                 "vnegmi.f32 s28, s28",
                 "it vs",
                 "vmovvs.f32 s28, s31",
-                "vldmia {c}!, {{s29}}",
-                "vmla.f32 s24, s28, s29",
-                $($acc,)*
-                "add {a}, {a}, {ks}",
-                "cmp {n}, {end}",
-                "bne 51b",
-                "b 24f",
+                c_term!(),
+                $acc,
+                next_point!("50"),
                 "35:",
-                "vmov.f32 s28, #1.0",
-                "vcmp.f32 s27, #0",
-                "vmrs APSR_nzcv, fpscr",
-                "it pl",
-                "vsubpl.f32 s28, s28, s28",
-                "b 36b",
+                exp2_out_of_range!("36"),
                 "24:",
                 "add {t}, {p}, #8",
                 "vstmia {t}!, {{s8-s15}}",
@@ -190,191 +322,10 @@ macro_rules! run_loop {
 pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
     let st: *mut RunState = st;
     match (CHUNKED, KR) {
-        (false, 4) => run_loop!(
-            st,
-            rows,
-            [
-                "ldr {t}, [{p}, #44]",
-                "vldmia {t}, {{s0-s7}}",
-                "ldr {v}, [{p}, #56]",
-                "@ {adj}: unused",
-            ],
-            [
-                "vldmia {z}, {{s16-s23}}",
-                "vldmia {n}!, {{s28}}",
-                "vmov.f32 s27, s25",
-                "vmla.f32 s27, s26, s28",
-                "vmla.f32 s27, s0, s16",
-                "vmla.f32 s27, s1, s17",
-                "vmla.f32 s27, s2, s18",
-                "vmla.f32 s27, s3, s19",
-                "vmla.f32 s27, s4, s20",
-                "vmla.f32 s27, s5, s21",
-                "vmla.f32 s27, s6, s22",
-                "vmla.f32 s27, s7, s23",
-                "add {z}, {z}, {v}",
-            ],
-            [
-                "vldmia {a}, {{s16-s19}}",
-                "vmla.f32 s8, s28, s16",
-                "vmla.f32 s9, s28, s17",
-                "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19",
-            ]
-        ),
-        (false, _) => run_loop!(
-            st,
-            rows,
-            [
-                "ldr {t}, [{p}, #44]",
-                "vldmia {t}, {{s0-s7}}",
-                "ldr {v}, [{p}, #56]",
-                "@ {adj}: unused",
-            ],
-            [
-                "vldmia {z}, {{s16-s23}}",
-                "vldmia {n}!, {{s28}}",
-                "vmov.f32 s27, s25",
-                "vmla.f32 s27, s26, s28",
-                "vmla.f32 s27, s0, s16",
-                "vmla.f32 s27, s1, s17",
-                "vmla.f32 s27, s2, s18",
-                "vmla.f32 s27, s3, s19",
-                "vmla.f32 s27, s4, s20",
-                "vmla.f32 s27, s5, s21",
-                "vmla.f32 s27, s6, s22",
-                "vmla.f32 s27, s7, s23",
-                "add {z}, {z}, {v}",
-            ],
-            [
-                "vldmia {a}, {{s16-s23}}",
-                "vmla.f32 s8, s28, s16",
-                "vmla.f32 s9, s28, s17",
-                "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19",
-                "vmla.f32 s12, s28, s20",
-                "vmla.f32 s13, s28, s21",
-                "vmla.f32 s14, s28, s22",
-                "vmla.f32 s15, s28, s23",
-            ]
-        ),
-        (true, 4) => run_loop!(
-            st,
-            rows,
-            [],
-            [
-                "vldmia {n}!, {{s28}}",
-                "vmov.f32 s27, s25",
-                "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #44]",
-                "25:",
-                "vldmia {v}!, {{s0-s7}}",
-                "vldmia {z}!, {{s16-s23}}",
-                "vmla.f32 s27, s0, s16",
-                "vmla.f32 s27, s1, s17",
-                "vmla.f32 s27, s2, s18",
-                "vmla.f32 s27, s3, s19",
-                "vmla.f32 s27, s4, s20",
-                "vmla.f32 s27, s5, s21",
-                "vmla.f32 s27, s6, s22",
-                "vmla.f32 s27, s7, s23",
-                "subs {u}, {u}, #1",
-                "bne 25b",
-                "add {z}, {z}, {adj}",
-            ],
-            [
-                "vldmia {a}, {{s16-s19}}",
-                "vmla.f32 s8, s28, s16",
-                "vmla.f32 s9, s28, s17",
-                "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19",
-            ]
-        ),
-        (true, 8) => run_loop!(
-            st,
-            rows,
-            [],
-            [
-                "vldmia {n}!, {{s28}}",
-                "vmov.f32 s27, s25",
-                "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #44]",
-                "25:",
-                "vldmia {v}!, {{s0-s7}}",
-                "vldmia {z}!, {{s16-s23}}",
-                "vmla.f32 s27, s0, s16",
-                "vmla.f32 s27, s1, s17",
-                "vmla.f32 s27, s2, s18",
-                "vmla.f32 s27, s3, s19",
-                "vmla.f32 s27, s4, s20",
-                "vmla.f32 s27, s5, s21",
-                "vmla.f32 s27, s6, s22",
-                "vmla.f32 s27, s7, s23",
-                "subs {u}, {u}, #1",
-                "bne 25b",
-                "add {z}, {z}, {adj}",
-            ],
-            [
-                "vldmia {a}, {{s16-s23}}",
-                "vmla.f32 s8, s28, s16",
-                "vmla.f32 s9, s28, s17",
-                "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19",
-                "vmla.f32 s12, s28, s20",
-                "vmla.f32 s13, s28, s21",
-                "vmla.f32 s14, s28, s22",
-                "vmla.f32 s15, s28, s23",
-            ]
-        ),
-        (true, _) => run_loop!(
-            st,
-            rows,
-            [],
-            [
-                "vldmia {n}!, {{s28}}",
-                "vmov.f32 s27, s25",
-                "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #44]",
-                "25:",
-                "vldmia {v}!, {{s0-s7}}",
-                "vldmia {z}!, {{s16-s23}}",
-                "vmla.f32 s27, s0, s16",
-                "vmla.f32 s27, s1, s17",
-                "vmla.f32 s27, s2, s18",
-                "vmla.f32 s27, s3, s19",
-                "vmla.f32 s27, s4, s20",
-                "vmla.f32 s27, s5, s21",
-                "vmla.f32 s27, s6, s22",
-                "vmla.f32 s27, s7, s23",
-                "subs {u}, {u}, #1",
-                "bne 25b",
-                "add {z}, {z}, {adj}",
-            ],
-            [
-                "vldmia {a}, {{s16-s23}}",
-                "vmla.f32 s8, s28, s16",
-                "vmla.f32 s9, s28, s17",
-                "vmla.f32 s10, s28, s18",
-                "vmla.f32 s11, s28, s19",
-                "vmla.f32 s12, s28, s20",
-                "vmla.f32 s13, s28, s21",
-                "vmla.f32 s14, s28, s22",
-                "vmla.f32 s15, s28, s23",
-                "ldr {t}, [{p}, #76]",
-                "add {t}, {a}, {t}",
-                "vldmia {t}, {{s16-s23}}",
-                "add {u}, {p}, #80",
-                "vldmia {u}, {{s0-s7}}",
-                "vmla.f32 s0, s28, s16",
-                "vmla.f32 s1, s28, s17",
-                "vmla.f32 s2, s28, s18",
-                "vmla.f32 s3, s28, s19",
-                "vmla.f32 s4, s28, s20",
-                "vmla.f32 s5, s28, s21",
-                "vmla.f32 s6, s28, s22",
-                "vmla.f32 s7, s28, s23",
-                "vstmia {u}, {{s0-s7}}",
-            ]
-        ),
+        (false, 4) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row4!()),
+        (false, _) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row8!()),
+        (true, 4) => run_loop!(st, rows, "", chunked_dot!(), a_row4!()),
+        (true, 8) => run_loop!(st, rows, "", chunked_dot!(), a_row8!()),
+        (true, _) => run_loop!(st, rows, "", chunked_dot!(), a_row16!()),
     }
 }
