@@ -44,7 +44,7 @@ const SIGMOID: u32 = KernelId::Sigmoid as u32;
 struct Run {
     start: usize,
     end: usize,
-    /// Points read backwards: the 8 floats ending at the row's end.
+    /// Points read backwards: the W floats ending at the row's end.
     z_back: bool,
     /// A rows read backwards: the `width` floats ending at the row's end.
     a_back: bool,
