@@ -29,21 +29,31 @@ per_call() { # elf0 elfN
   python3 -c "print(f'{($cn - $c0) / $N:.0f}')"
 }
 flash() { arm-none-eabi-size -A "$1" | awk '$1==".text"||$1==".rodata"{s+=$2} END{print s}'; }
+# bench_build KERNEL M D K DIR OP...: the bench model in DIR, its firmware for
+# each OP with 0 and N calls (DIR/bench_OP_CALLS.elf), and the self-check run
+# of the first OP's firmware, whose output is left in `log`.
+bench_build() {
+  local kern=$1 m=$2 d=$3 k=$4 dir=$5 op calls
+  shift 5
+  cargo xtask gen-model bench "$kern" "$m" "$d" "$k" "$dir"
+  for op in "$@"; do for calls in 0 $N; do
+    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
+      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
+  done; done
+  wait
+  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_${1}_0.elf" 2>&1 </dev/null)
+  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for $kern m=$m d=$d k=$k: $log" >&2; exit 1; }
+}
+# The projection / score stack of the last self-check run.
+stack_pair() { echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p'; }
 
 if [ "$quick" = "--quick" ]; then ms="128"; ds="8"; else ms="32 128 512"; ds="3 8 16"; fi
 table="| m | d | k | kpca_project (instr.) | kpca_anomaly_score (instr.) | C baseline (instr.) | project / baseline | score / project | arithmetic lower bound (MACs + exps) | stack project / score / baseline (B) |
 |---|---|---|---|---|---|---|---|---|---|"
 for m in $ms; do for d in $ds; do
   dir=$out/m${m}_d${d}
-  cargo xtask gen-model bench rbf "$m" "$d" 4 "$dir"
-  for op in 1 2 3; do for calls in 0 $N; do
-    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
-      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
-  done; done
-  wait
-  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_3_0.elf" 2>&1 </dev/null)
-  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for m=$m d=$d: $log" >&2; exit 1; }
-  sp=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p')
+  bench_build rbf "$m" "$d" 4 "$dir" 3 1 2
+  sp=$(stack_pair)
   sb=$(echo "$log" | sed -n 's/baseline stack \([0-9]*\) B.*/\1/p')
   p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
   s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
@@ -61,15 +71,8 @@ ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score 
 |---|---|---|---|"
 for kern in linear poly rbf laplacian sigmoid cosine; do
   dir=$out/kernel_$kern
-  cargo xtask gen-model bench "$kern" 128 8 4 "$dir"
-  for op in 1 2; do for calls in 0 $N; do
-    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
-      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
-  done; done
-  wait
-  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_1_0.elf" 2>&1 </dev/null)
-  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for $kern: $log" >&2; exit 1; }
-  sp=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score \([0-9]*\) B.*/\1 \/ \2/p')
+  bench_build "$kern" 128 8 4 "$dir" 1 2
+  sp=$(stack_pair)
   p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
   s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
   ktable="$ktable
@@ -85,14 +88,7 @@ over=()
 while read -r kern m d k max mode; do
   case "$kern" in ''|'#'*) continue ;; esac
   dir=$out/target_${kern}_m${m}_d${d}_k${k}
-  cargo xtask gen-model bench "$kern" "$m" "$d" "$k" "$dir"
-  for op in 1 2 4; do for calls in 0 $N; do
-    arm-none-eabi-gcc $CFLAGS -I"$dir" -DBENCH_OP=$op -DBENCH_CALLS=$calls $LDFLAGS \
-      -o "$dir/bench_${op}_${calls}.elf" $FW/bench_kpca.c "$dir/bench_model.c" $harness "$LIB" -lm &
-  done; done
-  wait
-  log=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native -kernel "$dir/bench_1_0.elf" 2>&1 </dev/null)
-  echo "$log" | grep -q "self-check ok" || { echo "self-check failed for $kern m=$m d=$d k=$k: $log" >&2; exit 1; }
+  bench_build "$kern" "$m" "$d" "$k" "$dir" 1 2 4
   p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
   s=$(per_call "$dir/bench_2_0.elf" "$dir/bench_2_$N.elf")
   ps=$(per_call "$dir/bench_4_0.elf" "$dir/bench_4_$N.elf")
