@@ -11,22 +11,10 @@
  */
 #include <stdint.h>
 
+#include "crt_start.h"
 #include "semihost.h"
 
-int main(void);
-
-extern uint32_t __data_load__[];
-extern uint32_t __data_start__[];
-extern uint32_t __data_end__[];
-extern uint32_t __bss_start__[];
-extern uint32_t __bss_end__[];
 extern uint32_t __stack_top__[];
-
-typedef void (*init_fn)(void);
-extern init_fn __preinit_array_start[];
-extern init_fn __preinit_array_end[];
-extern init_fn __init_array_start[];
-extern init_fn __init_array_end[];
 
 #define SCB_CPACR (*(volatile uint32_t *)0xE000ED88u)
 #define SCB_ICSR  (*(volatile uint32_t *)0xE000ED04u)
@@ -48,24 +36,7 @@ void Reset_Handler(void)
     SCB_CPACR |= (0xFu << 20);
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 #endif
-
-    const uint32_t *src = __data_load__;
-    uint32_t *dst = __data_start__;
-    while (dst < __data_end__) {
-        *dst++ = *src++;
-    }
-    for (dst = __bss_start__; dst < __bss_end__; ++dst) {
-        *dst = 0u;
-    }
-
-    for (init_fn *f = __preinit_array_start; f < __preinit_array_end; ++f) {
-        (*f)();
-    }
-    for (init_fn *f = __init_array_start; f < __init_array_end; ++f) {
-        (*f)();
-    }
-
-    semihost_exit(main());
+    crt_start();
 }
 
 __attribute__((noreturn))

@@ -10,21 +10,8 @@
  */
 #include <stdint.h>
 
+#include "crt_start.h"
 #include "semihost.h"
-
-int main(void);
-
-extern uint32_t __data_load__[];
-extern uint32_t __data_start__[];
-extern uint32_t __data_end__[];
-extern uint32_t __bss_start__[];
-extern uint32_t __bss_end__[];
-
-typedef void (*init_fn)(void);
-extern init_fn __preinit_array_start[];
-extern init_fn __preinit_array_end[];
-extern init_fn __init_array_start[];
-extern init_fn __init_array_end[];
 
 void reset_c(void) __attribute__((noreturn, used));
 void trap_c(void) __attribute__((noreturn, used));
@@ -55,21 +42,7 @@ __asm__(
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 void reset_c(void)
 {
-    const uint32_t *src = __data_load__;
-    uint32_t *dst = __data_start__;
-    while (dst < __data_end__) {
-        *dst++ = *src++;
-    }
-    for (dst = __bss_start__; dst < __bss_end__; ++dst) {
-        *dst = 0u;
-    }
-    for (init_fn *f = __preinit_array_start; f < __preinit_array_end; ++f) {
-        (*f)();
-    }
-    for (init_fn *f = __init_array_start; f < __init_array_end; ++f) {
-        (*f)();
-    }
-    semihost_exit(main());
+    crt_start();
 }
 
 void trap_c(void)
