@@ -53,7 +53,17 @@
  * The model blob format version this library writes (it reads this one and
  * every older one down to KPCA_OLDEST_FORMAT_VERSION).
  */
-#define KPCA_FORMAT_VERSION 2
+#define KPCA_FORMAT_VERSION 3
+
+/**
+ * `kpca_model.flags` bit: inputs are standardised (mean and inv_std set).
+ */
+#define KPCA_FLAG_STANDARDIZED 1
+
+/**
+ * `kpca_model.flags` bit: the stored points are a folded linear map.
+ */
+#define KPCA_FLAG_LINEAR_MAP 2
 
 /**
  * The oldest model blob format version this library reads.
@@ -194,9 +204,11 @@ typedef struct kpca_model {
    */
   float total_variance;
   /**
-   * 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
+   * The blob's flags: bit 0 (1) inputs standardised, bit 1 (2) the stored
+   * points are a folded linear map (linear and cosine models: the k
+   * columns of W = Z'A and the score's centring vector, so m = k + 1).
    */
-  uint32_t reserved;
+  uint32_t flags;
   /**
    * Per-feature mean (d floats), or NULL when inputs are not standardised.
    */

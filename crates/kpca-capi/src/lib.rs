@@ -104,7 +104,11 @@ pub const KPCA_MAX_POINTS: u32 = 1 << 20;
 pub const KPCA_MAX_COMPONENTS: u32 = 16;
 /// The model blob format version this library writes (it reads this one and
 /// every older one down to KPCA_OLDEST_FORMAT_VERSION).
-pub const KPCA_FORMAT_VERSION: u32 = 2;
+pub const KPCA_FORMAT_VERSION: u32 = 3;
+/// `kpca_model.flags` bit: inputs are standardised (mean and inv_std set).
+pub const KPCA_FLAG_STANDARDIZED: u32 = 1;
+/// `kpca_model.flags` bit: the stored points are a folded linear map.
+pub const KPCA_FLAG_LINEAR_MAP: u32 = 2;
 /// The oldest model blob format version this library reads.
 pub const KPCA_OLDEST_FORMAT_VERSION: u32 = 1;
 /// Library version, major part (the crate version's; checked at compile time).
@@ -179,8 +183,10 @@ pub struct kpca_model {
     /// recorded): component l's eigenvalue over it is the share of the
     /// variance that component explains.
     pub total_variance: f32,
-    /// 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
-    pub reserved: u32,
+    /// The blob's flags: bit 0 (1) inputs standardised, bit 1 (2) the stored
+    /// points are a folded linear map (linear and cosine models: the k
+    /// columns of W = Z'A and the score's centring vector, so m = k + 1).
+    pub flags: u32,
     /// Per-feature mean (d floats), or NULL when inputs are not standardised.
     pub mean: *const f32,
     /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
@@ -298,7 +304,7 @@ const _: () = {
     assert!(offset_of!(kpca_model, fit_method) == offset_of!(RawModel, fit_method));
     assert!(offset_of!(kpca_model, n_train) == offset_of!(RawModel, n_train));
     assert!(offset_of!(kpca_model, total_variance) == offset_of!(RawModel, total_variance));
-    assert!(offset_of!(kpca_model, reserved) == offset_of!(RawModel, reserved));
+    assert!(offset_of!(kpca_model, flags) == offset_of!(RawModel, flags));
     assert!(offset_of!(kpca_model, mean) == offset_of!(RawModel, mean));
     assert!(offset_of!(kpca_model, inv_std) == offset_of!(RawModel, inv_std));
     assert!(offset_of!(kpca_model, points) == offset_of!(RawModel, points));
@@ -690,6 +696,8 @@ const _: () = {
     assert!(KPCA_MAX_POINTS as usize == kpca::MAX_POINTS);
     assert!(KPCA_MAX_COMPONENTS as usize == kpca::MAX_COMPONENTS);
     assert!(KPCA_FORMAT_VERSION == FORMAT_VERSION as u32);
+    assert!(KPCA_FLAG_STANDARDIZED == kpca::format::FLAG_STANDARDIZED);
+    assert!(KPCA_FLAG_LINEAR_MAP == kpca::format::FLAG_LINEAR_MAP);
     assert!(KPCA_OLDEST_FORMAT_VERSION == kpca::format::OLDEST_FORMAT_VERSION as u32);
     assert!(KPCA_KERNEL_COSINE == KernelId::Cosine as u32);
     assert!(KPCA_KERNEL_LAPLACIAN == KernelId::Laplacian as u32);

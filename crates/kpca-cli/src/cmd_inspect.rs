@@ -38,15 +38,27 @@ fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4)?.try_into().ok().map(u32::from_le_bytes)
 }
 
+/// What the stored points are.
+fn stored_points_text(model: &ModelRef<'_>) -> String {
+    let m = model.n_points();
+    if model.is_linear_map() {
+        format!(
+            "{m} (a folded linear map: the {} columns of W = Z'A and the score's centring \
+             vector)",
+            model.n_components()
+        )
+    } else {
+        format!("{m} (training points for full kernel PCA, landmarks for Nyström)")
+    }
+}
+
 /// The report of a valid model.
 fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) -> CliResult<()> {
     let parts = model.parts();
     let (d, m, k) = (model.dim(), model.n_points(), model.n_components());
     out.report(&format!("kernel: {}", device_kernel_text(&model.kernel())))?;
     out.report(&format!("input dimension d: {d}"))?;
-    out.report(&format!(
-        "stored points m: {m} (training points for full kernel PCA, landmarks for Nyström)"
-    ))?;
+    out.report(&format!("stored points m: {}", stored_points_text(model)))?;
     out.report(&format!("components k: {k}"))?;
     out.report(&format!("standardised input: {}", input_map_text(model)))?;
     let std_bytes = if model.is_standardized() {
@@ -66,9 +78,14 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
     ))?;
     out.report(&format!("flash: {len} bytes (the blob, read in place)"))?;
     out.report(&format!(
-        "per-vector cost: {m} kernel evaluations ({} multiply-adds) + {} multiply-adds",
+        "per-vector cost: {m} kernel evaluations ({} multiply-adds) + {} multiply-adds{}",
         m * d,
-        m * k
+        m * k,
+        if model.is_linear_map() {
+            " (the d x k map and the score's d-vector)"
+        } else {
+            ""
+        }
     ))?;
     out.report(&fit_line(model, version))?;
     let ev: Vec<String> = parts.eigenvalues.iter().map(|&v| float_text(v)).collect();
@@ -90,6 +107,11 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
 /// standardisation, for f32 accuracy far from the origin), or as given.
 fn input_map_text(model: &ModelRef<'_>) -> &'static str {
     match model.standardization() {
+        Some((_, inv_std)) if inv_std.iter().all(|&v| v == 1.0) && model.is_linear_map() => {
+            "centred only (a stored centre is subtracted on the device, 1/std = 1: the \
+             folded linear map works on x - centre, which keeps f32 accurate far from the \
+             origin)"
+        }
         Some((_, inv_std)) if inv_std.iter().all(|&v| v == 1.0) => {
             "centred only (a stored centre is subtracted on the device, 1/std = 1: the \
              points of this shift-invariant kernel are stored relative to their centre, \

@@ -3,6 +3,7 @@
 use crate::data::Dataset;
 use crate::driver::TrainingData;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
+use crate::linear_map::{fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
 use kpca::{FitInfo, FitMethod};
@@ -527,8 +528,16 @@ impl FittedKpca {
         let kernel = self.kernel.to_device()?;
         let (a, b) = self.folded();
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
-        let (points, standardize) = self.device_points();
         let d = self.n_features;
+        let k = self.n_components();
+        let (points, a, b, c, s, standardize, linear_map) = match self.linear_map(&a, &b) {
+            Some((map, standardize)) => (map.points, map.a, map.b, map.c, map.s, standardize, true),
+            None => {
+                let (points, standardize) = self.device_points();
+                let (c, s) = (to32(&self.core.weights), self.core.s as f32);
+                (points, to32(&a), to32(&b), c, s, standardize, false)
+            }
+        };
         let point_sq_norms = points
             .chunks_exact(d.max(1))
             .map(|z| z.iter().map(|v| v * v).sum::<f32>())
@@ -536,20 +545,57 @@ impl FittedKpca {
         let model = DeviceModel {
             kernel,
             dim: d,
-            n_components: self.n_components(),
+            n_components: k,
             standardize,
             points,
             point_sq_norms,
-            a: to32(&a),
-            b: to32(&b),
-            c: to32(&self.core.weights),
-            s: self.core.s as f32,
+            a,
+            b,
+            c,
+            s,
             eigenvalues: to32(&self.core.eigenvalues),
             threshold: self.threshold as f32,
             fit: self.fit_info(),
+            linear_map,
         };
         self.check_device(&model.as_model_ref()?)?;
         Ok(model)
+    }
+
+    /// The linear and cosine models folded into a linear map (see
+    /// [`crate::linear_map`]) with their input map, when that stores fewer
+    /// points: the standardisation when it is on, else, for the linear
+    /// kernel, the points' centre.
+    fn linear_map(&self, a: &[f64], b: &[f64]) -> Option<(LinearMap, Option<InputMap>)> {
+        let kind = self.kernel.spec().kind;
+        let k = self.n_components();
+        if !matches!(kind, KernelKind::Linear | KernelKind::Cosine)
+            || !worth_folding(self.n_points(), k)
+        {
+            return None;
+        }
+        let e = Expansion {
+            points: &self.core.points,
+            a,
+            b,
+            c: &self.core.weights,
+            s: self.core.s,
+            dim: self.n_features,
+            n_components: k,
+        };
+        let standardize = self.standardizer.as_ref().map(|s| {
+            let mean = s.mean.iter().map(|&v| v as f32).collect();
+            (mean, s.std.iter().map(|&v| (1.0 / v) as f32).collect())
+        });
+        let map = match kind {
+            KernelKind::Cosine => fold_cosine(&e),
+            _ => fold_linear(&e, standardize.is_none()),
+        };
+        let input = match &map.centre {
+            Some(centre) => Some((centre.clone(), vec![1.0; self.n_features])),
+            None => standardize,
+        };
+        Some((map, input))
     }
 
     /// What the device model records of this fit: the method, n and the total
@@ -693,6 +739,9 @@ pub struct DeviceModel {
     pub threshold: f32,
     /// What the model records of its fit.
     pub fit: FitInfo,
+    /// Whether the points are a folded linear map (linear and cosine
+    /// models; see `kpca::ModelParts::linear_map`).
+    pub linear_map: bool,
 }
 
 impl DeviceModel {
@@ -712,6 +761,7 @@ impl DeviceModel {
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
             fit: self.fit,
+            linear_map: self.linear_map,
         })
         .map_err(|source| FitError::Device {
             what: "validating the f32 model",

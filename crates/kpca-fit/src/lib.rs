@@ -75,6 +75,7 @@ mod fitted;
 mod full;
 mod kernel;
 mod linalg;
+mod linear_map;
 mod nystrom;
 mod params;
 mod rng;

@@ -162,7 +162,15 @@ fn full_fit_matches_sklearn_f64_and_device() {
         let blob = fitted.to_blob().expect("blob");
         let aligned = Aligned::new(&blob);
         let loaded = ModelRef::from_bytes(aligned.bytes()).expect("blob loads");
-        assert_eq!(loaded.n_points(), fitted.n_train());
+        // Linear and cosine models are folded into their linear map (k + 1
+        // points); the others store every training row.
+        let stored = if loaded.is_linear_map() {
+            fitted.n_components() + 1
+        } else {
+            fitted.n_train()
+        };
+        assert_eq!(loaded.n_points(), stored);
+        assert_eq!(loaded.fit_info().n_train as usize, fitted.n_train());
         let row0: Vec<f32> = x_test
             .row(0)
             .expect("row")

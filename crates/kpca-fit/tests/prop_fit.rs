@@ -369,7 +369,18 @@ fn check_case(c: &Case, counts: &Counts) -> Result<(), TestCaseError> {
         Method::Full => rows.iter().map(|r| r.to_vec()).collect(),
         Method::Nystrom { landmarks, .. } => landmarks.iter().map(|&i| rows[i].to_vec()).collect(),
     };
-    prop_assert_eq!(inputs.len(), model.n_points());
+    // A linear or cosine model of more than k + 1 points is folded into its
+    // linear map: k + 1 stored points.
+    let stored = if model.is_linear_map() {
+        k + 1
+    } else {
+        inputs.len()
+    };
+    prop_assert_eq!(stored, model.n_points());
+    prop_assert_eq!(
+        model.is_linear_map(),
+        matches!(c.kernel.kind, KernelKind::Linear | KernelKind::Cosine) && k + 1 < inputs.len()
+    );
     if moderate(c) {
         bump(&counts.valid_moderate);
         inputs.extend(rows.iter().map(|r| r.to_vec()));

@@ -128,6 +128,7 @@ impl TestModel {
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
             fit: kpca::FitInfo::NOT_RECORDED,
+            linear_map: false,
         }
     }
 

@@ -66,11 +66,12 @@ impl FitInfo {
         self.method != FitMethod::NotRecorded
     }
 
-    /// Checks the record for a model of `n_points` stored points:
+    /// Checks the record for a model of `n_points` stored points (a folded
+    /// linear map when `linear_map`, whose points are not the training rows):
     /// [`Error::NonFiniteModel`] for a non-finite total,
     /// [`Error::InconsistentModel`] for anything else that breaks the rules
     /// of [`FitInfo`].
-    pub(crate) fn check(&self, n_points: usize) -> Result<(), Error> {
+    pub(crate) fn check(&self, n_points: usize, linear_map: bool) -> Result<(), Error> {
         if !self.total_variance.is_finite() {
             return Err(Error::NonFiniteModel);
         }
@@ -79,6 +80,7 @@ impl FitInfo {
             self.n_train,
             self.total_variance,
             n_points,
+            linear_map,
         ) {
             Ok(())
         } else {
@@ -107,10 +109,17 @@ impl FitInfo {
 /// is finite and positive. One comparison chain, shared by the loader and
 /// [`FitInfo::check`] (the loader's code size counts on the device).
 #[inline]
-pub(crate) fn record_is_valid(method: u32, n_train: u32, total: f32, n_points: usize) -> bool {
+pub(crate) fn record_is_valid(
+    method: u32,
+    n_train: u32,
+    total: f32,
+    n_points: usize,
+    linear_map: bool,
+) -> bool {
     let positive = total > 0.0 && total <= f32::MAX;
     match method {
         0 => n_train == 0 && total.to_bits() == 0,
+        1 if linear_map => n_train != 0 && positive,
         1 => usize::try_from(n_train) == Ok(n_points) && positive,
         2 => n_train != 0 && positive,
         _ => false,
@@ -123,20 +132,24 @@ mod tests {
 
     #[test]
     fn a_record_is_all_or_nothing() {
-        assert_eq!(FitInfo::NOT_RECORDED.check(5), Ok(()));
+        assert_eq!(FitInfo::NOT_RECORDED.check(5, false), Ok(()));
         let full = FitInfo {
             method: FitMethod::Full,
             n_train: 5,
             total_variance: 2.0,
         };
-        assert_eq!(full.check(5), Ok(()));
-        assert_eq!(full.check(4), Err(Error::InconsistentModel));
+        assert_eq!(full.check(5, false), Ok(()));
+        assert_eq!(full.check(4, false), Err(Error::InconsistentModel));
+        // A folded linear map stores k + 1 points, not the n training rows.
+        assert_eq!(full.check(4, true), Ok(()));
+        let no_rows = FitInfo { n_train: 0, ..full };
+        assert_eq!(no_rows.check(4, true), Err(Error::InconsistentModel));
         let ny = FitInfo {
             method: FitMethod::Nystrom,
             n_train: 1000,
             ..full
         };
-        assert_eq!(ny.check(5), Ok(()));
+        assert_eq!(ny.check(5, false), Ok(()));
         for bad in [
             FitInfo {
                 n_train: 3,
@@ -160,13 +173,17 @@ mod tests {
                 ..FitInfo::NOT_RECORDED
             },
         ] {
-            assert_eq!(bad.check(5), Err(Error::InconsistentModel), "{bad:?}");
+            assert_eq!(
+                bad.check(5, false),
+                Err(Error::InconsistentModel),
+                "{bad:?}"
+            );
         }
         let nan = FitInfo {
             total_variance: f32::NAN,
             ..ny
         };
-        assert_eq!(nan.check(5), Err(Error::NonFiniteModel));
+        assert_eq!(nan.check(5, false), Err(Error::NonFiniteModel));
     }
 
     #[test]

@@ -1,16 +1,16 @@
-//! The binary model format (version 2; version 1 still loads): reading in
-//! place and writing.
+//! The binary model format (version 3; versions 1 and 2 still load): reading
+//! in place and writing.
 //!
 //! Layout, all little-endian, documented in `docs/MODEL_FORMAT.md`:
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `KPCA` |
-//! | 4 | 2 | format version (1) |
+//! | 4 | 2 | format version (3) |
 //! | 6 | 2 | byte-order mark 0xFEFF |
 //! | 8 | 2 | header length (64) |
 //! | 10 | 2 | kernel id ([`crate::KernelId`]) |
-//! | 12 | 4 | flags (bit 0: standardised input; other bits 0) |
+//! | 12 | 4 | flags (bit 0: standardised input; bit 1, version 3: the points are a folded linear map; other bits 0) |
 //! | 16 | 4 | d, input dimension |
 //! | 20 | 4 | m, stored points |
 //! | 24 | 4 | k, components |
@@ -29,7 +29,8 @@
 //! Version 2 records the fit (offsets 52-63, checked by the rules of
 //! [`crate::FitInfo`]) and stores the eigenvalues mu_l of the centred kernel
 //! matrix for Nyström fits too (version 1 stored mu_l / n for those; see
-//! [`crate::fit_info`]). Everything else is as in version 1.
+//! [`crate::fit_info`]). Everything else is as in version 1. Version 3 adds
+//! flag bit 1 ([`FLAG_LINEAR_MAP`]).
 
 use crate::crc32::crc32;
 use crate::error::Error;
@@ -42,7 +43,7 @@ use crate::model::{
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
 /// The format version this library writes.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 /// The oldest format version this library reads.
 pub const OLDEST_FORMAT_VERSION: u16 = 1;
 /// The byte-order mark, stored little-endian.
@@ -53,6 +54,20 @@ pub const HEADER_LEN: usize = 64;
 pub const BLOB_ALIGN: usize = 4;
 /// Flag bit: inputs are standardised with a stored mean and 1/std.
 pub const FLAG_STANDARDIZED: u32 = 1;
+/// Flag bit (version 3): the model is a linear or cosine model folded into a
+/// linear map when it was built, its k + 1 stored points the k columns of W =
+/// Z'A and the score's centring vector, not training points or landmarks (see
+/// `docs/MODEL_FORMAT.md`); its fit record keeps the training rows n.
+pub const FLAG_LINEAR_MAP: u32 = 2;
+
+/// The flag bits a blob of format `version` may set.
+fn known_flags(version: u16) -> u32 {
+    if version >= 3 {
+        FLAG_STANDARDIZED | FLAG_LINEAR_MAP
+    } else {
+        FLAG_STANDARDIZED
+    }
+}
 
 const CRC_LEN: usize = 4;
 
@@ -110,7 +125,7 @@ pub struct Header {
     pub header_len: u16,
     /// Kernel id (offset 10).
     pub kernel: u16,
-    /// Flags (offset 12): [`FLAG_STANDARDIZED`], other bits 0.
+    /// Flags (offset 12): [`FLAG_STANDARDIZED`], [`FLAG_LINEAR_MAP`], other bits 0.
     pub flags: u32,
     /// Input dimension d (offset 16).
     pub dim: u32,
@@ -202,7 +217,7 @@ impl Header {
         if h.byte_order_mark != BYTE_ORDER_MARK || cfg!(target_endian = "big") {
             return Err(Error::ByteOrder);
         }
-        if usize::from(h.header_len) != HEADER_LEN || h.flags & !FLAG_STANDARDIZED != 0 {
+        if usize::from(h.header_len) != HEADER_LEN || h.flags & !known_flags(h.version) != 0 {
             return Err(Error::BadHeader);
         }
         Ok(h)
@@ -216,11 +231,7 @@ impl Header {
             byte_order_mark: BYTE_ORDER_MARK,
             header_len: HEADER_LEN as u16,
             kernel: raw.kernel as u16,
-            flags: if model.is_standardized() {
-                FLAG_STANDARDIZED
-            } else {
-                0
-            },
+            flags: raw.flags,
             dim: raw.dim,
             n_points: raw.n_points,
             n_components: raw.n_components,
@@ -245,6 +256,11 @@ impl Header {
     /// Whether the flags say the inputs are standardised.
     pub fn is_standardized(&self) -> bool {
         self.flags & FLAG_STANDARDIZED != 0
+    }
+
+    /// Whether the flags say the points are a folded linear map.
+    pub fn is_linear_map(&self) -> bool {
+        self.flags & FLAG_LINEAR_MAP != 0
     }
 
     /// Writes the header (magic included) into its first [`HEADER_LEN`] bytes.
@@ -300,11 +316,15 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         to_usize(h.n_components),
     );
     check_dims(d, m, k)?;
-    if !record_is_valid(h.fit_method, h.n_train, h.total_variance, m) {
+    let linear_map = h.is_linear_map();
+    if !record_is_valid(h.fit_method, h.n_train, h.total_variance, m, linear_map) {
         return Err(Error::BadHeader);
     }
     let kernel = u32::from(h.kernel);
     let (gamma, degree, coef0) = check_params(kernel, h.gamma, h.degree, h.coef0)?;
+    if linear_map && !crate::kernel::folds_to_linear_map(kernel) {
+        return Err(Error::BadHeader);
+    }
     let standardized = h.is_standardized();
     if blob_len_for(d, m, k, standardized) != Some(total) {
         return Err(Error::LengthMismatch);
@@ -353,7 +373,7 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         fit_method: h.fit_method,
         n_train: h.n_train,
         total_variance: h.total_variance,
-        reserved: 0,
+        flags: h.flags,
         mean: std_ptr(mean),
         inv_std: std_ptr(inv_std),
         points: points.as_ptr(),

@@ -35,6 +35,12 @@ pub enum KernelId {
     Cosine = 5,
 }
 
+/// Whether a model of kernel id `kernel` may be stored as a folded linear map
+/// (the linear and cosine kernels: y is linear in x', or in x' / ‖x'‖).
+pub(crate) fn folds_to_linear_map(kernel: u32) -> bool {
+    kernel == KernelId::Linear as u32 || kernel == KernelId::Cosine as u32
+}
+
 impl TryFrom<u16> for KernelId {
     type Error = Error;
     fn try_from(v: u16) -> Result<Self, Error> {
@@ -271,6 +277,7 @@ mod tests {
             eigenvalues: &[1.0],
             threshold: 0.0,
             fit: crate::FitInfo::NOT_RECORDED,
+            linear_map: false,
         })
         .unwrap();
         let mut y = [0.0f32];

@@ -34,6 +34,7 @@
 //! #     eigenvalues: &[0.9, 0.4],
 //! #     threshold: 0.8,
 //! #     fit: kpca::FitInfo::NOT_RECORDED,
+//! #     linear_map: false,
 //! # };
 //! # #[repr(align(4))]
 //! # struct Flash([u8; 256]);
@@ -104,6 +105,7 @@ extern crate std;
 pub mod crc32;
 pub mod error;
 pub mod fastmath;
+mod fewpoints;
 pub mod fit_info;
 pub mod format;
 pub mod kernel;

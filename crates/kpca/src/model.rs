@@ -55,6 +55,10 @@ pub struct ModelParts<'a> {
     pub threshold: f32,
     /// What the model records of its fit ([`FitInfo::NOT_RECORDED`] for none).
     pub fit: FitInfo,
+    /// Whether the points are a folded linear map rather than training points
+    /// or landmarks (linear and cosine kernels only; see
+    /// [`crate::format::FLAG_LINEAR_MAP`]): the fit record's n is then not m.
+    pub linear_map: bool,
 }
 
 /// Value of [`RawModel::magic`] in a loaded model ("KPCA" read as a
@@ -96,8 +100,10 @@ pub struct RawModel {
     pub n_train: u32,
     /// The fit's total variance, in the units of the eigenvalues (0 = not recorded).
     pub total_variance: f32,
-    /// 0; keeps the pointers 8-aligned on 64-bit hosts without padding.
-    pub reserved: u32,
+    /// The blob's flags ([`crate::format::FLAG_STANDARDIZED`],
+    /// [`crate::format::FLAG_LINEAR_MAP`]); also keeps the pointers 8-aligned
+    /// on 64-bit hosts without padding.
+    pub flags: u32,
     /// Per-feature mean (d), or NULL.
     pub mean: *const f32,
     /// Per-feature 1/std (d), or NULL.
@@ -196,6 +202,19 @@ fn all_finite(values: &[f32]) -> bool {
     })
 }
 
+/// The blob flags of a model with or without standardisation and a folded
+/// linear map.
+pub(crate) fn flags_of(standardized: bool, linear_map: bool) -> u32 {
+    let mut flags = 0;
+    if standardized {
+        flags |= crate::format::FLAG_STANDARDIZED;
+    }
+    if linear_map {
+        flags |= crate::format::FLAG_LINEAR_MAP;
+    }
+    flags
+}
+
 /// Checks that `d`, `m`, `k` are non-zero and within the stated maxima.
 pub(crate) fn check_dims(dim: usize, n_points: usize, n_components: usize) -> Result<(), Error> {
     if dim == 0 || n_points == 0 || n_components == 0 {
@@ -285,7 +304,10 @@ impl<'a> ModelRef<'a> {
         if !finite {
             return Err(Error::NonFiniteModel);
         }
-        parts.fit.check(m)?;
+        if parts.linear_map && !crate::kernel::folds_to_linear_map(parts.kernel.id() as u32) {
+            return Err(Error::InconsistentModel);
+        }
+        parts.fit.check(m, parts.linear_map)?;
         check_consistency(
             inv_std,
             parts.threshold,
@@ -319,7 +341,7 @@ impl<'a> ModelRef<'a> {
                 fit_method: parts.fit.method as u32,
                 n_train: parts.fit.n_train,
                 total_variance: parts.fit.total_variance,
-                reserved: 0,
+                flags: flags_of(parts.standardize.is_some(), parts.linear_map),
                 mean,
                 inv_std,
                 points: parts.points.as_ptr(),
@@ -439,6 +461,7 @@ impl<'a> ModelRef<'a> {
             eigenvalues: self.section(Section::Eigenvalues),
             threshold: self.raw.threshold,
             fit: self.fit_info(),
+            linear_map: self.is_linear_map(),
         }
     }
 
@@ -466,6 +489,11 @@ impl<'a> ModelRef<'a> {
     /// Whether inputs are standardised with a stored mean and 1/std.
     pub fn is_standardized(&self) -> bool {
         !self.raw.mean.is_null()
+    }
+    /// Whether the stored points are a folded linear map (see
+    /// [`ModelParts::linear_map`]).
+    pub fn is_linear_map(&self) -> bool {
+        self.raw.flags & crate::format::FLAG_LINEAR_MAP != 0
     }
     /// The stored standardisation, (mean, 1/std), each of length d.
     pub fn standardization(&self) -> Option<(&'a [f32], &'a [f32])> {

@@ -24,6 +24,7 @@ pub struct OwnedModel<const D: usize, const M: usize, const K: usize> {
     eigenvalues: [f32; K],
     threshold: f32,
     fit: FitInfo,
+    linear_map: bool,
 }
 
 impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
@@ -44,6 +45,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             eigenvalues: [0.0; K],
             threshold: 0.0,
             fit: FitInfo::NOT_RECORDED,
+            linear_map: false,
         })
     }
 
@@ -173,6 +175,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         owned.set_eigenvalues(eigenvalues)?;
         owned.set_threshold(parts.threshold)?;
         owned.fit = parts.fit;
+        owned.linear_map = parts.linear_map;
         Ok(owned)
     }
 
@@ -186,6 +189,17 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         Ok(())
     }
 
+    /// Marks the stored points as a folded linear map (see
+    /// [`ModelParts::linear_map`]): [`Error::InconsistentModel`] unless the
+    /// kernel is linear or cosine; nothing changes on error.
+    pub fn set_linear_map(&mut self, linear_map: bool) -> Result<(), Error> {
+        if linear_map && !crate::kernel::folds_to_linear_map(self.kernel.id() as u32) {
+            return Err(Error::InconsistentModel);
+        }
+        self.linear_map = linear_map;
+        Ok(())
+    }
+
     /// The view of this model. Every setter checked its values, so this costs
     /// no validation of the numbers: [`Error::ZeroDimension`] while no point
     /// is stored, and the fit record's O(1) check against the number of
@@ -194,7 +208,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         if self.points.is_empty() {
             return Err(Error::ZeroDimension);
         }
-        self.fit.check(self.points.len())?;
+        self.fit.check(self.points.len(), self.linear_map)?;
         let parts = ModelParts {
             kernel: self.kernel,
             dim: D,
@@ -209,6 +223,7 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
             fit: self.fit,
+            linear_map: self.linear_map,
         };
         // The kernel and sizes were checked by `new`, every value by the
         // setters (finite; 1/std > 0; threshold >= 0) and each stored norm is

@@ -113,7 +113,7 @@ pub(crate) struct Input<'x> {
 /// backward run (the W floats ending at the row's end). `None` (nothing
 /// written) when W floats do not fit (d > [`MAX_FAST_DIM`]).
 #[allow(unsafe_code)]
-fn stage_input(
+pub(crate) fn stage_input(
     x: &Input<'_>,
     scale: f32,
     back: bool,

@@ -12,9 +12,13 @@
 //!   read in groups of 8 floats, the component sums in registers; on
 //!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
 //!   same operations in Rust, so the results are the same bit for bit.
-//! - The Laplacian, linear and cosine kernels, d > 64, and models too small
-//!   for the passes' 8-float reads take the general path ([`accumulate`]):
-//!   one point at a time, x' standardised on the fly, then [`kernel_value`].
+//! - Linear and cosine models of at most 17 points with d <= 64 (the folded
+//!   linear maps the fit writes, k + 1 points) take the few-point pass
+//!   ([`crate::fewpoints`]): x' staged once, x'z four floats at a time.
+//! - The Laplacian kernel, d > 64, larger unfolded linear and cosine models
+//!   and models too small for the passes' 8-float reads take the general
+//!   path ([`accumulate`]): one point at a time, x' standardised on the fly,
+//!   then [`kernel_value`].
 //!
 //! scripts/firmware-cost.sh measures both against the targets in
 //! scripts/cost-targets.txt (about 40 instructions per stored point at d = 8).
@@ -26,7 +30,7 @@ use crate::error::Error;
 use crate::fastmath;
 use crate::kernel::{cosine, powi, KernelId};
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-use crate::passes;
+use crate::{fewpoints, passes};
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -235,7 +239,10 @@ pub(crate) fn evaluate(
     };
     let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y) {
         Some(ck) => ck,
-        None => accumulate(model, x, sq_norm, &mut y, 0),
+        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y) {
+            Some(ck) => ck,
+            None => accumulate(model, x, sq_norm, &mut y, 0),
+        },
     };
     let mut sum_sq = 0.0f32;
     probe = 0.0;
@@ -386,8 +393,9 @@ mod tests {
         }
     }
 
-    /// Every path (RBF registers for d <= 8 and k <= 4, the register passes for
-    /// chunks of 8 and the rest, one point at a time) against an f64
+    /// Every path (the register passes, in registers for d <= 8 and k <= 8 and
+    /// by chunks of 8 otherwise; the few-point pass of linear and cosine
+    /// models up to 17 points; the rest, one point at a time) against an f64
     /// evaluation, over sizes around the path limits, including m < 4 and k < 4
     /// (whose register paths read into the next rows or repeat the last entry).
     #[test]
@@ -407,9 +415,10 @@ mod tests {
                 gamma: 0.2,
                 coef0: -0.1,
             },
+            Kernel::Cosine,
         ] {
             for d in (1..=10).chain([12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 57, 64, 65]) {
-                for m in [1, 2, 3, 4, 5, 7, 9, 13] {
+                for m in [1, 2, 3, 4, 5, 7, 9, 13, 17, 18] {
                     for k in [1, 2, 3, 4, 5, 7, 8, 9, 16] {
                         for standardized in [false, true] {
                             // Under Miri (an interpreter) every 97th shape:
@@ -443,6 +452,7 @@ mod tests {
                                 eigenvalues: &eig,
                                 threshold: 0.0,
                                 fit: crate::FitInfo::NOT_RECORDED,
+                                linear_map: false,
                             })
                             .unwrap();
                             let x = g.vec(d);
@@ -484,6 +494,13 @@ mod tests {
                                             * xs.iter().zip(&z).map(|(p, q)| p * q).sum::<f64>()
                                             + coef0 as f64)
                                             .tanh(),
+                                        Kernel::Cosine => {
+                                            let dot: f64 =
+                                                xs.iter().zip(&z).map(|(p, q)| p * q).sum();
+                                            let nx = xs.iter().map(|v| v * v).sum::<f64>().sqrt();
+                                            let nz = z.iter().map(|v| v * v).sum::<f64>().sqrt();
+                                            dot / (nx * nz)
+                                        }
                                         _ => xs.iter().zip(&z).map(|(p, q)| p * q).sum(),
                                     }
                                 })

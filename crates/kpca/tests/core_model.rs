@@ -147,7 +147,7 @@ fn every_kind_of_bad_blob_has_its_own_error() {
     assert_eq!(load(&blob[..40]), Err(Error::Truncated));
     assert_eq!(load(&blob[..blob.len() - 1]), Err(Error::Truncated));
     assert_eq!(load(&edited(&blob, 0, b"KPCB")), Err(Error::BadMagic));
-    for version in [0u16, 3, 0xFFFF] {
+    for version in [0u16, kpca::format::FORMAT_VERSION + 1, 0xFFFF] {
         assert_eq!(
             load(&edited(&blob, 4, &version.to_le_bytes())),
             Err(Error::UnsupportedVersion)
@@ -273,8 +273,11 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
     let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, true, 3);
     let blob = model.blob();
     // The magic, version, byte order, header length (bytes 0..10), flags and
-    // sizes (12..28), total length and reserved words (48..64) admit no other
-    // value for this blob; the kernel id, degree and float fields may.
+    // sizes (12..28), total length and fit record (48..64) admit no other
+    // value for this blob, except versions 2 and 1 for 3 (the same layout:
+    // version 3 only adds a flag, version 2 the fit record, which this blob
+    // does not set); the kernel id, degree and float fields may.
+    let older_version = |i: usize, bit: usize| i == 4 && bit < 2;
     let must_refuse = |i: usize| i < 10 || (12..28).contains(&i) || i >= 48;
     let mut accepted = 0;
     // Under Miri (an interpreter) every 11th bit: the same checks on a sample.
@@ -287,7 +290,10 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
         match ModelRef::from_bytes(&b) {
             Err(e) => assert_ne!(e, Error::CrcMismatch, "byte {i} bit {bit}"),
             Ok(view) => {
-                assert!(!must_refuse(i), "byte {i} bit {bit} accepted");
+                assert!(
+                    !must_refuse(i) || older_version(i, bit),
+                    "byte {i} bit {bit} accepted"
+                );
                 let h = Header::parse(&b).expect("an accepted header parses");
                 let loaded = Header::of(&view);
                 let id = KernelId::try_from(h.kernel).expect("an accepted kernel id");
@@ -299,6 +305,7 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
                     gamma,
                     degree,
                     coef0,
+                    version: kpca::format::FORMAT_VERSION,
                     ..h
                 };
                 assert_eq!(loaded, described, "byte {i} bit {bit}");
@@ -523,7 +530,10 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
         let loaded = ModelRef::from_bytes(&blob).unwrap();
         assert_eq!(loaded.fit_info(), fit);
         assert_eq!(loaded.total_variance(), Some(fit.total_variance));
-        assert_eq!(Header::parse(&blob).unwrap().version, 2);
+        assert_eq!(
+            Header::parse(&blob).unwrap().version,
+            kpca::format::FORMAT_VERSION
+        );
         let owned: OwnedModel<4, 16, 2> = OwnedModel::from_model_ref(&loaded).unwrap();
         assert_eq!(owned.as_model_ref().unwrap().fit_info(), fit);
         // The recorded n of a full fit must be m; a Nyström n anything >= 1.
@@ -580,4 +590,76 @@ fn format_1_blobs_load_without_a_fit_record() {
         let with_record = edited(&v1, at, &1u32.to_le_bytes());
         assert_eq!(load(&with_record), Err(Error::BadHeader), "offset {at}");
     }
+}
+
+/// The folded-linear-map flag: a version-3 flag, for linear and cosine
+/// models only, that lets a full fit's record keep its n training rows
+/// while the model stores k + 1 points; it survives the blob and the owned
+/// copy, and is refused on other kernels and in older versions.
+#[test]
+fn linear_map_flag_is_checked_and_kept() {
+    use kpca::format::FLAG_LINEAR_MAP;
+    use kpca::{FitInfo, FitMethod};
+    let fit = FitInfo {
+        method: FitMethod::Full,
+        n_train: 500,
+        total_variance: 2.0,
+    };
+    for kernel in [Kernel::Linear, Kernel::Cosine] {
+        let model = TestModel::random(kernel, 4, 3, 2, false, 5);
+        let unflagged = kpca::ModelParts {
+            fit,
+            ..model.view().parts()
+        };
+        // n = 500 with m = 3 points is inconsistent for training points...
+        assert_eq!(
+            ModelRef::from_parts(unflagged).unwrap_err(),
+            Error::InconsistentModel
+        );
+        // ... and the record of a folded map.
+        let parts = kpca::ModelParts {
+            linear_map: true,
+            ..unflagged
+        };
+        let view = ModelRef::from_parts(parts).unwrap();
+        assert!(view.is_linear_map());
+        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        view.write_to(&mut blob).unwrap();
+        let h = Header::parse(&blob).unwrap();
+        assert_eq!(h.flags & FLAG_LINEAR_MAP, FLAG_LINEAR_MAP);
+        assert_eq!(h.version, kpca::format::FORMAT_VERSION);
+        let loaded = ModelRef::from_bytes(&blob).unwrap();
+        assert!(loaded.is_linear_map());
+        assert_eq!(loaded.fit_info(), fit);
+        let owned: OwnedModel<4, 3, 2> = OwnedModel::from_model_ref(&loaded).unwrap();
+        assert!(owned.as_model_ref().unwrap().is_linear_map());
+        // Version 2 did not define the flag.
+        assert_eq!(
+            load(&edited(&blob, 4, &2u16.to_le_bytes())),
+            Err(Error::BadHeader)
+        );
+        // Without the flag the record is the full fit's again (n = m).
+        let flags = h.flags & !FLAG_LINEAR_MAP;
+        assert_eq!(
+            load(&edited(&blob, 12, &flags.to_le_bytes())),
+            Err(Error::BadHeader)
+        );
+    }
+    let rbf = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 3, 2, false, 5);
+    let parts = kpca::ModelParts {
+        linear_map: true,
+        ..rbf.view().parts()
+    };
+    assert_eq!(
+        ModelRef::from_parts(parts).unwrap_err(),
+        Error::InconsistentModel
+    );
+    let mut owned: OwnedModel<4, 3, 2> = OwnedModel::from_model_ref(&rbf.view()).unwrap();
+    assert_eq!(owned.set_linear_map(true), Err(Error::InconsistentModel));
+    let blob = rbf.blob();
+    let flags = Header::parse(&blob).unwrap().flags | FLAG_LINEAR_MAP;
+    assert_eq!(
+        load(&edited(&blob, 12, &flags.to_le_bytes())),
+        Err(Error::BadHeader)
+    );
 }

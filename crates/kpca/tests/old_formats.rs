@@ -1,6 +1,6 @@
-//! Blobs of older format versions (testdata/format-v1, written by the format-1
-//! writer) load with the current loader and project to the numbers that
-//! writer's version computed.
+//! Blobs of older format versions (testdata/format-v1 and format-v2, written
+//! by those versions' writers) load with the current loader and project to
+//! the numbers that writer's version computed.
 
 use kpca::{FitInfo, ModelRef};
 use kpca_testkit::AlignedBlob;
@@ -16,29 +16,19 @@ fn floats(line: &str) -> Vec<f32> {
         .collect()
 }
 
-#[test]
-fn format_1_blobs_load_and_project_as_they_did() {
+/// Each blob of `cases` (name, bytes, the old version's output) has format
+/// `version`, loads, and projects the 20 test rows as that version did.
+fn check_old_blobs(version: u16, cases: &[(&str, &[u8], &str)]) -> Vec<FitInfo> {
     // Compiled in (not read at run time), so that Miri runs this test too.
     let test = include_str!("../../../testdata/format-v1/test.csv");
     let rows: Vec<Vec<f32>> = test.lines().map(floats).collect();
     assert_eq!(rows.len(), 20);
-    let cases: [(&str, &[u8], &str); 2] = [
-        (
-            "full_rbf",
-            include_bytes!("../../../testdata/format-v1/full_rbf.kpca"),
-            include_str!("../../../testdata/format-v1/full_rbf.scores.csv"),
-        ),
-        (
-            "nystrom_poly",
-            include_bytes!("../../../testdata/format-v1/nystrom_poly.kpca"),
-            include_str!("../../../testdata/format-v1/nystrom_poly.scores.csv"),
-        ),
-    ];
-    for (name, bytes, want) in cases {
+    let mut records = Vec::new();
+    for &(name, bytes, want) in cases {
         let blob = AlignedBlob::from_bytes(bytes);
-        assert_eq!(kpca::Header::parse(&blob).expect("header").version, 1);
-        let model = ModelRef::from_bytes(&blob).expect("a format-1 blob loads");
-        assert_eq!(model.fit_info(), FitInfo::NOT_RECORDED, "{name}");
+        assert_eq!(kpca::Header::parse(&blob).expect("header").version, version);
+        let model = ModelRef::from_bytes(&blob).expect("an old blob loads");
+        records.push(model.fit_info());
         let want: Vec<Vec<f32>> = want.lines().map(floats).collect();
         assert_eq!(want.len(), rows.len());
         let k = model.n_components();
@@ -52,6 +42,7 @@ fn format_1_blobs_load_and_project_as_they_did() {
             let mut y = vec![0.0f32; k];
             let e = model.project_and_score(x, &mut y).expect("project");
             y.push(e);
+            assert_eq!(y.len(), w.len(), "{name}: columns");
             for ((got, want), s) in y.iter().zip(w).zip(&scale) {
                 // A NaN difference fails the comparison too.
                 let err = (got - want).abs();
@@ -59,4 +50,46 @@ fn format_1_blobs_load_and_project_as_they_did() {
             }
         }
     }
+    records
+}
+
+#[test]
+fn format_1_blobs_load_and_project_as_they_did() {
+    let records = check_old_blobs(
+        1,
+        &[
+            (
+                "full_rbf",
+                include_bytes!("../../../testdata/format-v1/full_rbf.kpca"),
+                include_str!("../../../testdata/format-v1/full_rbf.scores.csv"),
+            ),
+            (
+                "nystrom_poly",
+                include_bytes!("../../../testdata/format-v1/nystrom_poly.kpca"),
+                include_str!("../../../testdata/format-v1/nystrom_poly.scores.csv"),
+            ),
+        ],
+    );
+    assert!(records.iter().all(|r| *r == FitInfo::NOT_RECORDED));
+}
+
+#[test]
+fn format_2_blobs_load_and_project_as_they_did() {
+    let records = check_old_blobs(
+        2,
+        &[
+            (
+                "full_linear",
+                include_bytes!("../../../testdata/format-v2/full_linear.kpca"),
+                include_str!("../../../testdata/format-v2/full_linear.scores.csv"),
+            ),
+            (
+                "nystrom_cosine",
+                include_bytes!("../../../testdata/format-v2/nystrom_cosine.kpca"),
+                include_str!("../../../testdata/format-v2/nystrom_cosine.scores.csv"),
+            ),
+        ],
+    );
+    assert_eq!(records[0].n_train, 128);
+    assert_eq!(records[1].method, kpca::FitMethod::Nystrom);
 }

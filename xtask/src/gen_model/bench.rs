@@ -7,7 +7,10 @@
 //! Writes OUT_DIR/bench_model.h and OUT_DIR/bench_model.c: the blob (aligned,
 //! loadable by kpca_model_from_bytes), 16 test vectors, and the host's f32
 //! results for them (coordinates and scores) so the firmware can check itself.
-//! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine.
+//! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine. A linear
+//! or cosine model of M > K + 1 points is written as the fit writes it, a
+//! folded linear map of K + 1 points (kpca::format::FLAG_LINEAR_MAP) with M
+//! recorded as its training rows.
 
 use super::{shape_args, write, Xorshift};
 use kpca::{ModelParts, ModelRef};
@@ -27,18 +30,40 @@ fn c_floats(name: &str, values: &[f32]) -> String {
     s + "};\n"
 }
 
+/// The sum of the synthetic eigenvalues k, k - 1, ..., 1 (a recorded total).
+fn eigenvalues_sum(k: usize) -> f32 {
+    (k * (k + 1) / 2) as f32
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let shape = shape_args("bench", args)?;
     let (kernel, m, d, k) = (shape.kernel, shape.m, shape.d, shape.k);
     let mut g = Xorshift(0x9E37_79B9_7F4A_7C15);
+    let linear_map = matches!(kernel, kpca::Kernel::Linear | kpca::Kernel::Cosine) && k + 1 < m;
+    let (n_train, m) = (m, if linear_map { k + 1 } else { m });
     let points: Vec<f32> = (0..m * d).map(|_| g.uniform()).collect();
     let norms: Vec<f32> = points
         .chunks(d)
         .map(|z| z.iter().map(|v| v * v).sum())
         .collect();
-    let a: Vec<f32> = (0..m * k).map(|_| 0.1 * g.uniform()).collect();
+    let mut a: Vec<f32> = (0..m * k).map(|_| 0.1 * g.uniform()).collect();
     let b: Vec<f32> = (0..k).map(|_| 0.05 * g.uniform()).collect();
-    let c = vec![1.0 / m as f32; m];
+    let mut c = vec![1.0 / m as f32; m];
+    let mut fit = kpca::FitInfo::NOT_RECORDED;
+    if linear_map {
+        // The map's shape: A = [diag; 0], c = (0, ..., 0, c_k).
+        for (i, row) in a.chunks_mut(k).enumerate() {
+            for (l, v) in row.iter_mut().enumerate() {
+                *v = if i == l { 1.0 + 0.1 * g.uniform() } else { 0.0 };
+            }
+        }
+        c = (0..m).map(|i| if i == k { 0.5 } else { 0.0 }).collect();
+        fit = kpca::FitInfo {
+            method: kpca::FitMethod::Full,
+            n_train: n_train as u32,
+            total_variance: eigenvalues_sum(k),
+        };
+    }
     let eigenvalues: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
     let view = ModelRef::from_parts(ModelParts {
         kernel,
@@ -53,7 +78,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         s: 0.25,
         eigenvalues: &eigenvalues,
         threshold: 0.5,
-        fit: kpca::FitInfo::NOT_RECORDED,
+        fit,
+        linear_map,
     })
     .map_err(|e| format!("gen-model bench: invalid model: {e:?}"))?;
     let mut blob = vec![0u8; view.blob_len()];

@@ -185,6 +185,7 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
         eigenvalues: &eig,
         threshold: spec.threshold,
         fit: kpca::FitInfo::NOT_RECORDED,
+        linear_map: false,
     })
     .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
     let mut blob = vec![0u8; view.blob_len()];

@@ -94,6 +94,7 @@ fn blob(kernel: Kernel, d: usize, k: usize, n: &Numbers) -> Result<Vec<u8>, Stri
         eigenvalues: &eigenvalues,
         threshold: 0.9,
         fit: kpca::FitInfo::NOT_RECORDED,
+        linear_map: false,
     })
     .map_err(|e| format!("gen-model clib: invalid model: {e:?}"))?;
     let mut blob = vec![0u8; view.blob_len()];

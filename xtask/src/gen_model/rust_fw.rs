@@ -53,6 +53,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eigenvalues: &eigenvalues,
         threshold: 0.5,
         fit: kpca::FitInfo::NOT_RECORDED,
+        linear_map: false,
     };
     let view = ModelRef::from_parts(parts)
         .map_err(|e| format!("gen-model rust-fw: invalid model: {e:?}"))?;
