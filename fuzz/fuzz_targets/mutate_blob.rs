@@ -121,6 +121,10 @@ fuzz_target!(|data: &[u8]| {
         eigenvalues: &eig,
         threshold,
         fit: kpca::FitInfo::NOT_RECORDED,
+        // The folded-map flag (linear and cosine only) on half the shapes, so
+        // the mutations also meet a format-3 flag.
+        linear_map: matches!(kernel, kpca::Kernel::Linear | kpca::Kernel::Cosine)
+            && (m + d).is_multiple_of(2),
     };
     let view = ModelRef::from_parts(parts).expect("a valid model validates");
     let total = view.blob_len();
