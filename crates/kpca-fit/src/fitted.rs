@@ -3,7 +3,7 @@
 use crate::data::Dataset;
 use crate::driver::TrainingData;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
-use crate::linear_map::{fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
+use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::{FitError, FitWarning};
 use kpca::model::{ModelParts, ModelRef};
 use kpca::{FitInfo, FitMethod};
@@ -478,6 +478,15 @@ impl FittedKpca {
         (a, b)
     }
 
+    /// The standardisation as the device's input map (mean, 1/std in f32),
+    /// when it is on.
+    fn standardization_map(&self) -> Option<InputMap> {
+        self.standardizer.as_ref().map(|s| {
+            let mean = s.mean.iter().map(|&v| v as f32).collect();
+            (mean, s.std.iter().map(|&v| (1.0 / v) as f32).collect())
+        })
+    }
+
     /// The device model's stored points and its input map x' = (x - mean) *
     /// inv_std: the standardisation when it is on; for the shift-invariant
     /// kernels (rbf, laplacian) without it, the stored points' centre with
@@ -488,9 +497,8 @@ impl FittedKpca {
     fn device_points(&self) -> (Vec<f32>, Option<InputMap>) {
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
         let d = self.n_features.max(1);
-        if let Some(s) = &self.standardizer {
-            let inv: Vec<f32> = s.std.iter().map(|&v| (1.0 / v) as f32).collect();
-            return (to32(&self.core.points), Some((to32(&s.mean), inv)));
+        if let Some(map) = self.standardization_map() {
+            return (to32(&self.core.points), Some(map));
         }
         if !matches!(
             self.kernel.spec().kind,
@@ -498,14 +506,7 @@ impl FittedKpca {
         ) {
             return (to32(&self.core.points), None);
         }
-        let m = (self.core.points.len() / d).max(1) as f64;
-        let mut centre = vec![0.0f64; d];
-        for z in self.core.points.chunks_exact(d) {
-            for (c, v) in centre.iter_mut().zip(z) {
-                *c += v / m;
-            }
-        }
-        let centre32 = to32(&centre);
+        let centre32 = centre_of(&self.core.points, d);
         let points = self
             .core
             .points
@@ -583,10 +584,7 @@ impl FittedKpca {
             dim: self.n_features,
             n_components: k,
         };
-        let standardize = self.standardizer.as_ref().map(|s| {
-            let mean = s.mean.iter().map(|&v| v as f32).collect();
-            (mean, s.std.iter().map(|&v| (1.0 / v) as f32).collect())
-        });
+        let standardize = self.standardization_map();
         let map = match kind {
             KernelKind::Cosine => fold_cosine(&e),
             _ => fold_linear(&e, standardize.is_none()),

@@ -75,20 +75,29 @@ fn to32(v: &[f64]) -> Vec<f32> {
     v.iter().map(|&x| x as f32).collect()
 }
 
+/// The mean of the rows of `points` (m x d), rounded to f32: the centre a
+/// device model's input map subtracts.
+pub(crate) fn centre_of(points: &[f64], d: usize) -> Vec<f32> {
+    let d = d.max(1);
+    let m = (points.len() / d).max(1) as f64;
+    let mut centre = vec![0.0f64; d];
+    for z in points.chunks_exact(d) {
+        for (c, v) in centre.iter_mut().zip(z) {
+            *c += v / m;
+        }
+    }
+    to32(&centre)
+}
+
 /// The folded linear-kernel model, moved to the points' centre when `shift`.
 pub(crate) fn fold_linear(e: &Expansion<'_>, shift: bool) -> LinearMap {
     let (d, k) = (e.dim, e.n_components);
-    let m = e.c.len().max(1) as f64;
-    let mut mu = vec![0.0f64; d];
-    if shift {
-        for z in e.points.chunks_exact(d) {
-            for (c, v) in mu.iter_mut().zip(z) {
-                *c += v / m;
-            }
-        }
-    }
     // The centre the device subtracts is the f32 one; the algebra uses it exactly.
-    let centre32 = to32(&mu);
+    let centre32 = if shift {
+        centre_of(e.points, d)
+    } else {
+        vec![0.0; d]
+    };
     let mu: Vec<f64> = centre32.iter().map(|&v| f64::from(v)).collect();
     let (w, v) = map_of(e, e.points);
     let mut points = Vec::with_capacity((k + 1) * d);

@@ -30,11 +30,6 @@ fn c_floats(name: &str, values: &[f32]) -> String {
     s + "};\n"
 }
 
-/// The sum of the synthetic eigenvalues k, k - 1, ..., 1 (a recorded total).
-fn eigenvalues_sum(k: usize) -> f32 {
-    (k * (k + 1) / 2) as f32
-}
-
 pub fn run(args: &[String]) -> Result<(), String> {
     let shape = shape_args("bench", args)?;
     let (kernel, m, d, k) = (shape.kernel, shape.m, shape.d, shape.k);
@@ -49,6 +44,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut a: Vec<f32> = (0..m * k).map(|_| 0.1 * g.uniform()).collect();
     let b: Vec<f32> = (0..k).map(|_| 0.05 * g.uniform()).collect();
     let mut c = vec![1.0 / m as f32; m];
+    let eigenvalues: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
     let mut fit = kpca::FitInfo::NOT_RECORDED;
     if linear_map {
         // The map's shape: A = [diag; 0], c = (0, ..., 0, c_k).
@@ -61,10 +57,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         fit = kpca::FitInfo {
             method: kpca::FitMethod::Full,
             n_train: n_train as u32,
-            total_variance: eigenvalues_sum(k),
+            total_variance: eigenvalues.iter().sum(),
         };
     }
-    let eigenvalues: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
     let view = ModelRef::from_parts(ModelParts {
         kernel,
         dim: d,
