@@ -66,7 +66,8 @@ fn add_row(y: &mut [f32; MAX_COMPONENTS], kv: f32, arow: &[f32]) {
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) for linear and cosine
 /// models of at most [`MAX_FEW_POINTS`] points and d <= [`MAX_FAST_DIM`];
-/// `None` (nothing added) for any other model.
+/// `None` (nothing added) for any other model. `stage` is the caller's
+/// scratch for x' (the one the register passes also use).
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn accumulate_few(
@@ -74,6 +75,7 @@ pub(crate) fn accumulate_few(
     x: &Input<'_>,
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
+    stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
     let is_cosine = match model.as_raw().kernel {
@@ -84,8 +86,7 @@ pub(crate) fn accumulate_few(
     if m > MAX_FEW_POINTS || d > MAX_FAST_DIM || x.raw.len() != d {
         return None;
     }
-    let mut stage = MaybeUninit::<[f32; STAGE]>::uninit();
-    stage_input(x, 1.0, false, &mut stage)?;
+    stage_input(x, 1.0, false, stage)?;
     // SAFETY: `stage_input` returned Some, so it wrote x' into the first d
     // floats of the stage (d <= MAX_FAST_DIM = STAGE).
     let xs = unsafe { core::slice::from_raw_parts(stage.as_ptr().cast::<f32>(), d) };

@@ -1,6 +1,6 @@
 //! The register passes over the stored points: c'k_x and A'k_x for the rbf,
-//! polynomial and sigmoid kernels, d <= [`MAX_FAST_DIM`] and any k, with the
-//! sums in registers.
+//! polynomial, sigmoid and Laplacian kernels, d <= [`MAX_FAST_DIM`] and any
+//! k, with the sums in registers.
 //!
 //! Each stored point is read as W = 8·ceil(d/8) floats in groups of 8
 //! against x' staged (scaled for the kernel) with zeros where the read goes
@@ -10,6 +10,9 @@
 //! - register runs, d <= 8 and k <= 8: x' in 8 registers for the whole run;
 //! - chunked runs, every other d <= 64: x' read from the stage chunk by
 //!   chunk;
+//! - the Laplacian reads exactly d floats per point (padding would add
+//!   |0 - z_j|, not 0): register runs for d = 8 only, otherwise floor(d/8)
+//!   chunks and then d mod 8 single floats, all forwards;
 //! - 4 component sums for k <= 4, 8 for k <= 8; for k > 8 a second group of
 //!   8 (components 8..16, or the 8 ending at the row's end) kept in memory.
 //!
@@ -38,6 +41,7 @@ pub(crate) const STAGE: usize = 64;
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
 const SIGMOID: u32 = KernelId::Sigmoid as u32;
+const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 
 /// One run of stored points `start..end` read in one direction per section.
 #[derive(Clone, Copy)]
@@ -160,20 +164,31 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
     let g = r.gamma * core::f32::consts::LOG2_E;
     st.kernel = r.kernel;
     st.degree = r.degree;
-    if r.kernel == RBF {
-        st.base = g * sq_norm;
-        st.norm_scale = g;
-        -2.0 * g
-    } else {
-        st.base = r.coef0;
-        r.gamma
+    match r.kernel {
+        RBF => {
+            st.base = g * sq_norm;
+            st.norm_scale = g;
+            -2.0 * g
+        }
+        LAPLACIAN => {
+            st.post_scale = g;
+            1.0
+        }
+        _ => {
+            st.base = r.coef0;
+            st.post_scale = 2.0 * core::f32::consts::LOG2_E;
+            r.gamma
+        }
     }
 }
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) by a register pass, for
 /// the input `x` (length d); `None` (nothing added) when no pass applies:
-/// the linear, cosine and Laplacian kernels, d > [`MAX_FAST_DIM`], or a
-/// model too small to read in either direction.
+/// the linear and cosine kernels, d > [`MAX_FAST_DIM`], or a model too
+/// small to read in either direction.
+///
+/// `stage` is the caller's scratch for x' (one per call, shared with the
+/// few-point pass so the frame holds one).
 ///
 /// The passes: d <= 8 and k <= 8, register runs (x' in 8 registers);
 /// otherwise chunked runs. Sums: 4 for k <= 4, 8 for k <= 8, and for k > 8
@@ -185,19 +200,25 @@ pub(crate) fn accumulate_fast(
     x: &Input<'_>,
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
+    stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
     let kernel = model.as_raw().kernel;
-    if !matches!(kernel, RBF | POLYNOMIAL | SIGMOID) || x.raw.len() != d || d > MAX_FAST_DIM {
+    if !matches!(kernel, RBF | POLYNOMIAL | SIGMOID | LAPLACIAN)
+        || x.raw.len() != d
+        || d > MAX_FAST_DIM
+    {
         return None;
     }
-    let chunked = d > 8 || k > 8;
+    let l1 = kernel == LAPLACIAN;
+    let chunked = if l1 { d != 8 || k > 8 } else { d > 8 || k > 8 };
     let kr = match k {
         0..=4 => 4,
         5..=8 => 8,
         _ => 16,
     };
-    let width = 8 * d.div_ceil(8);
+    // The floats read per point: W = 8·ceil(d/8), or d for the Laplacian.
+    let width = if l1 { d } else { 8 * d.div_ceil(8) };
     let runs = segments(m, (d, width), (k, kr.min(8)))?;
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
@@ -207,21 +228,21 @@ pub(crate) fn accumulate_fast(
         sums: [-0.0; 8],
         ck: 0.0,
         x: core::ptr::null(),
-        full: d.div_ceil(8) as u32,
-        tail: 4 * (d as i32 - width as i32),
+        full: if l1 { d / 8 } else { d.div_ceil(8) } as u32,
+        tail: if l1 { 0 } else { 4 * (d as i32 - width as i32) },
         d_bytes: (4 * d) as u32,
         k_bytes: (4 * k) as u32,
         kernel: 0,
         degree: 0,
-        post_scale: 2.0 * core::f32::consts::LOG2_E,
+        post_scale: 0.0,
         group2: (4 * k.saturating_sub(8)) as u32,
         sums2: [-0.0; 8],
+        rest: if l1 { d % 8 } else { 0 } as u32,
     };
     let scale = set_kernel(&mut st, model, sq_norm);
-    let mut stage = MaybeUninit::<[f32; STAGE]>::uninit();
     let mut ck = 0.0f32;
     for run in runs.iter().filter(|r| r.start < r.end) {
-        stage_input(x, scale, run.z_back, &mut stage)?;
+        stage_input(x, scale, run.z_back, stage)?;
         st.x = stage.as_ptr().cast::<f32>();
         st.sums = [-0.0; 8];
         st.sums2 = [-0.0; 8];
@@ -237,7 +258,7 @@ pub(crate) fn accumulate_fast(
         // SAFETY: by the invariant of `ModelRef` the sections hold m·d,
         // m, m and m·k floats; `run` comes from `segments` for widths
         // (d, W) and (k, min(kr, 8)), so each row's point read (W floats at
-        // the row's start, or ending at its end) and A read (min(kr, 8)
+        // the row's start, or ending at its end; the Laplacian's W is d) and A read (min(kr, 8)
         // floats at row + first; for k > 8 also 8 floats at row + k - 8,
         // inside the row) lie in their sections; the stage holds the W
         // floats the run reads.

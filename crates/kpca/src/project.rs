@@ -7,15 +7,15 @@
 //! pass over the stored points, in one stack frame (720 bytes on a Cortex-M4F
 //! with the C entry point's):
 //!
-//! - RBF, polynomial and sigmoid models with d <= 64 and any k take the
-//!   register passes ([`crate::passes`]): x' staged once, each stored point
+//! - RBF, polynomial, sigmoid and Laplacian models with d <= 64 and any k
+//!   take the register passes ([`crate::passes`]): x' staged once, each stored point
 //!   read in groups of 8 floats, the component sums in registers; on
 //!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
 //!   same operations in Rust, so the results are the same bit for bit.
 //! - Linear and cosine models of at most 17 points with d <= 64 (the folded
 //!   linear maps the fit writes, k + 1 points) take the few-point pass
 //!   ([`crate::fewpoints`]): x' staged once, x'z four floats at a time.
-//! - The Laplacian kernel, d > 64, larger unfolded linear and cosine models
+//! - d > 64, larger unfolded linear and cosine models
 //!   and models too small for the passes' 8-float reads take the general
 //!   path ([`accumulate`]): one point at a time, x' standardised on the fly,
 //!   then [`kernel_value`].
@@ -25,6 +25,8 @@
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.
+
+use core::mem::MaybeUninit;
 
 use crate::error::Error;
 use crate::fastmath;
@@ -237,9 +239,11 @@ pub(crate) fn evaluate(
         raw: x,
         standardization,
     };
-    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y) {
+    // x' for the passes: one scratch in this frame, written before it is read.
+    let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
+    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y, &mut stage) {
         Some(ck) => ck,
-        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y) {
+        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y, &mut stage) {
             Some(ck) => ck,
             None => accumulate(model, x, sq_norm, &mut y, 0),
         },

@@ -2,7 +2,8 @@
 //! of stored points, the sums in registers.
 //!
 //! [`run_rows_rust`] is ordinary Rust, for every target and every kernel of
-//! the passes. On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
+//! the passes (rbf, polynomial, sigmoid: a sum of products; Laplacian: a sum
+//! of absolute differences over exactly d floats per point). On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
 //! same loop written in assembly (`rowloop/asm.rs`) instead, for one reason: the
 //! instructions per stored point. The Rust loop spends a third of them on
 //! single-float loads and register copies (each feature, each A entry, each
@@ -32,6 +33,7 @@ use crate::loads::{load4, load8};
 
 const RBF: u32 = KernelId::Rbf as u32;
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
+const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 
 /// Everything a run needs besides its row pointers, in the layout the
 /// assembly reads (byte offsets in the comments, asserted below).
@@ -47,26 +49,31 @@ pub(crate) struct RunState {
     pub(crate) ck: f32,
     /// 44: x' in 8 floats (register runs) or 8·ceil(d/8) (chunked runs).
     pub(crate) x: *const f32,
-    /// 48: chunks of 8 floats read per point (chunked runs): ceil(d/8).
+    /// 48: chunks of 8 floats read per point (chunked runs): ceil(d/8)
+    /// (Laplacian: floor(d/8), the rest read one float at a time).
     pub(crate) full: u32,
     /// 52: bytes from the end of a point's chunk reads to the next point's
-    /// start (chunked runs): 4·(d - 8·ceil(d/8)), <= 0.
+    /// start (chunked runs): 4·(d - 8·ceil(d/8)), <= 0 (Laplacian: 0).
     pub(crate) tail: i32,
     /// 56: bytes per point row (4·d).
     pub(crate) d_bytes: u32,
     /// 60: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 64: the kernel id (rbf, polynomial or sigmoid).
+    /// 64: the kernel id (rbf, polynomial, sigmoid or Laplacian).
     pub(crate) kernel: u32,
     /// 68: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
-    /// 72: 2 log2(e), scales |u| for the sigmoid's exponential.
+    /// 72: scales the exponential's argument: 2 log2(e) times |u| for the
+    /// sigmoid, gamma log2(e) times the L1 distance for the Laplacian.
     pub(crate) post_scale: f32,
     /// 76: k > 8: bytes from an A row's start to its second group of 8
     /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
     pub(crate) group2: u32,
     /// 80: the second group's sums (k > 8; in: -0.0).
     pub(crate) sums2: [f32; 8],
+    /// 112: Laplacian chunked runs: the d mod 8 floats read one at a time
+    /// after the `full` chunks (0 for the other kernels).
+    pub(crate) rest: u32,
 }
 
 // The offsets the assembly reads (32-bit targets, where it runs).
@@ -80,6 +87,7 @@ const _: () = {
     assert!(offset_of!(RunState, k_bytes) == 60 && offset_of!(RunState, kernel) == 64);
     assert!(offset_of!(RunState, degree) == 68 && offset_of!(RunState, post_scale) == 72);
     assert!(offset_of!(RunState, group2) == 76 && offset_of!(RunState, sums2) == 80);
+    assert!(offset_of!(RunState, rest) == 112);
 };
 
 /// The row pointers of one run: its first point's read, norm, c and A row
@@ -98,6 +106,7 @@ pub(crate) struct RowPtrs {
 fn value(st: &RunState, sum: f32) -> f32 {
     match st.kernel {
         RBF => exp2_neg_with(sum, EXP2_BLOCK),
+        LAPLACIAN => exp2_neg_with(sum * st.post_scale, EXP2_BLOCK),
         POLYNOMIAL => powi(sum, st.degree),
         _ => tanh_from(
             sum,
@@ -109,6 +118,7 @@ fn value(st: &RunState, sum: f32) -> f32 {
 /// A point's sum: base + norm_scale ‖z‖², then the products of x' and the
 /// point's reads: 8 floats at `zp` against `h` (register runs), or
 /// ceil(d/8) chunks of 8 from `zp` against the staged x' (chunked runs).
+/// Laplacian: [`l1_sum`] instead.
 ///
 /// # Safety
 /// As [`run_rows_rust`].
@@ -120,9 +130,12 @@ unsafe fn point_sum<const CHUNKED: bool>(
     zp: *const f32,
     norm: f32,
 ) -> f32 {
-    let mut sum = st.base + st.norm_scale * norm;
     // SAFETY: the caller's contract (every read inside its section).
     unsafe {
+        if st.kernel == LAPLACIAN {
+            return l1_sum::<CHUNKED>(st, h, zp);
+        }
+        let mut sum = st.base + st.norm_scale * norm;
         if !CHUNKED {
             for (hj, zj) in h.iter().zip(load8(zp)) {
                 sum += hj * zj;
@@ -138,6 +151,44 @@ unsafe fn point_sum<const CHUNKED: bool>(
             xq = xq.add(8);
             zq = zq.add(8);
         }
+        sum
+    }
+}
+
+/// A point's L1 distance ‖x' - z‖₁, summed from 0 in feature order: the 8
+/// floats at `zp` against `h` (register runs, d = 8), or `full` chunks of 8
+/// and then `rest` single floats against the staged x' (chunked runs): d
+/// floats exactly, so no padding enters the sum.
+///
+/// # Safety
+/// As [`run_rows_rust`].
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f32) -> f32 {
+    let mut sum = 0.0f32;
+    // SAFETY: the caller's contract (every read inside its section).
+    unsafe {
+        if !CHUNKED {
+            for (hj, zj) in h.iter().zip(load8(zp)) {
+                sum += libm::fabsf(hj - zj);
+            }
+            return sum;
+        }
+        let (mut xq, mut zq) = (st.x, zp);
+        for _ in 0..st.full {
+            crate::project::keep_rolled();
+            for (xj, zj) in load8(xq).into_iter().zip(load8(zq)) {
+                sum += libm::fabsf(xj - zj);
+            }
+            xq = xq.add(8);
+            zq = zq.add(8);
+        }
+        for _ in 0..st.rest {
+            crate::project::keep_rolled();
+            sum += libm::fabsf(*xq - *zq);
+            xq = xq.add(1);
+            zq = zq.add(1);
+        }
     }
     sum
 }
@@ -148,8 +199,8 @@ unsafe fn point_sum<const CHUNKED: bool>(
 ///
 /// # Safety
 /// `rows` and `st` describe reads inside the model's sections: for each of
-/// the `rows.n` points, 8 (register runs) or 8·ceil(d/8) (chunked runs)
-/// floats at its point read (advancing by d), one norm and one c,
+/// the `rows.n` points, 8 (register runs) or 8·ceil(d/8) (chunked runs;
+/// Laplacian: d) floats at its point read (advancing by d), one norm and one c,
 /// min(`KR`, 8) floats at its A read (advancing by k), for `KR` = 16 also 8 floats
 /// `group2` bytes further; `st.x` holds 8 or 8·ceil(d/8) floats.
 #[inline(always)]

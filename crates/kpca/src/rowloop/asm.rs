@@ -1,8 +1,8 @@
-//! The run of [`super::run_rows_rust`] (rbf, polynomial and sigmoid kernels)
-//! in Arm assembly (hard-float Cortex-M; see [`super`] for why). One `asm!`
-//! block per variant, made by `run_loop!` from the variant's pieces (its
-//! setup, point read and A read, each a macro below) around the three
-//! kernels' loops (the kernel is chosen once per run).
+//! The run of [`super::run_rows_rust`] in Arm assembly (hard-float Cortex-M;
+//! see [`super`] for why). One `asm!` block per variant, made by `run_loop!`
+//! (rbf, polynomial and sigmoid: the kernel is chosen once per run) or
+//! `run_l1!` (Laplacian) from the variant's pieces (its setup, point read
+//! and A read, each a macro below).
 //!
 //! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
 //! chunk at a time, then the second group of sums of k > 8), s8-s15 the
@@ -144,6 +144,91 @@ macro_rules! chunked_dot {
             ),
             dot8!(),
             lines!("subs {u}, {u}, #1", "bne 25b", "add {z}, {z}, {adj}"),
+        )
+    };
+}
+
+/// One float of an L1 distance: |s(j) - s(16+j)| added into s27.
+macro_rules! l1_lane {
+    ($x:literal, $z:literal) => {
+        lines!(
+            concat!("vsub.f32 ", $z, ", ", $x, ", ", $z),
+            concat!("vabs.f32 ", $z, ", ", $z),
+            concat!("vadd.f32 s27, s27, ", $z),
+        )
+    };
+}
+
+/// Lanes 1..8 of an L1 chunk (x' in s0-s7, the point's floats in s16-s23).
+macro_rules! l1_lanes_1_to_7 {
+    () => {
+        concat!(
+            l1_lane!("s1", "s17"),
+            l1_lane!("s2", "s18"),
+            l1_lane!("s3", "s19"),
+            l1_lane!("s4", "s20"),
+            l1_lane!("s5", "s21"),
+            l1_lane!("s6", "s22"),
+            l1_lane!("s7", "s23"),
+        )
+    };
+}
+
+/// Laplacian register runs (d = 8, x' in s0-s7): w = ‖x' - z‖₁ into s27,
+/// from |x'_0 - z_0| (which equals 0 + |x'_0 - z_0|, the Rust loop's first
+/// step) in feature order.
+macro_rules! l1_register_dot {
+    () => {
+        concat!(
+            lines!(
+                "vldmia {z}, {{s16-s23}}",
+                "add {n}, {n}, #4",
+                "vsub.f32 s16, s0, s16",
+                "vabs.f32 s27, s16",
+            ),
+            l1_lanes_1_to_7!(),
+            lines!("add {z}, {z}, {v}"),
+        )
+    };
+}
+
+/// Laplacian chunked runs: w = ‖x' - z‖₁ into s27 from 0, `full` chunks of
+/// 8 floats, then `rest` single floats (d floats in all, nothing past the
+/// point's row).
+macro_rules! l1_chunked_dot {
+    () => {
+        concat!(
+            lines!(
+                "add {n}, {n}, #4",
+                "vmov.f32 s27, s25",
+                "ldrd {v}, {u}, [{p}, #44]",
+                "cmp {u}, #0",
+                "beq 26f",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+                "vsub.f32 s16, s0, s16",
+                "vabs.f32 s16, s16",
+                "vadd.f32 s27, s27, s16",
+            ),
+            l1_lanes_1_to_7!(),
+            lines!(
+                "subs {u}, {u}, #1",
+                "bne 25b",
+                "26:",
+                "ldr {u}, [{p}, #112]",
+                "cmp {u}, #0",
+                "beq 28f",
+                "27:",
+                "vldmia {v}!, {{s0}}",
+                "vldmia {z}!, {{s16}}",
+                "vsub.f32 s16, s0, s16",
+                "vabs.f32 s16, s16",
+                "vadd.f32 s27, s27, s16",
+                "subs {u}, {u}, #1",
+                "bne 27b",
+                "28:",
+            ),
         )
     };
 }
@@ -312,20 +397,112 @@ macro_rules! run_loop {
     }};
 }
 
+/// The `asm!` block of one Laplacian variant: `$setup` (x' of register
+/// runs, the row stride), `$dist` (a point's L1 distance into s27), `$acc`
+/// (the A row into the sums); w = gamma log2(e) (s30) times the distance,
+/// then 2^-w as for rbf.
+macro_rules! run_l1 {
+    ($st:expr, $rows:expr, $setup:expr, $dist:expr, $acc:expr) => {{
+        let st: *mut RunState = $st;
+        let rows: RowPtrs = $rows;
+        // SAFETY: the caller's contract (see `run`).
+        let end = unsafe { rows.norms.add(rows.n) };
+        // SAFETY: as in `run_loop!`: the reads are those of `run_rows_rust`
+        // and the exponential's constants, the writes the run's sums and
+        // c'k in `*st`; every s register used is declared clobbered.
+        unsafe {
+            core::arch::asm!(
+                "vldmia {p}, {{s25-s26}}",
+                "add {t}, {p}, #8",
+                "vldmia {t}!, {{s8-s15}}",
+                "vldmia {t}, {{s24}}",
+                "ldr {ks}, [{p}, #60]",
+                "vldr s30, [{p}, #72]",
+                $setup,
+                "cmp {n}, {end}",
+                "beq 24f",
+                "21:",
+                $dist,
+                "vmul.f32 s27, s27, s30",
+                exp2!("23"),
+                "22:",
+                c_term!(),
+                $acc,
+                next_point!("21"),
+                "23:",
+                exp2_out_of_range!("22"),
+                "24:",
+                "add {t}, {p}, #8",
+                "vstmia {t}!, {{s8-s15}}",
+                "vstmia {t}, {{s24}}",
+                p = in(reg) st,
+                kc = in(reg) EXP2_BLOCK.as_ptr(),
+                z = inout(reg) rows.z => _,
+                n = inout(reg) rows.norms => _,
+                c = inout(reg) rows.c => _,
+                a = inout(reg) rows.a => _,
+                end = in(reg) end,
+                ks = out(reg) _,
+                t = out(reg) _,
+                u = out(reg) _,
+                v = out(reg) _,
+                out("s0") _, out("s1") _, out("s2") _, out("s3") _,
+                out("s4") _, out("s5") _, out("s6") _, out("s7") _,
+                out("s8") _, out("s9") _, out("s10") _, out("s11") _,
+                out("s12") _, out("s13") _, out("s14") _, out("s15") _,
+                out("s16") _, out("s17") _, out("s18") _, out("s19") _,
+                out("s20") _, out("s21") _, out("s22") _, out("s23") _,
+                out("s24") _, out("s25") _, out("s26") _, out("s27") _,
+                out("s28") _, out("s29") _, out("s30") _, out("s31") _,
+                options(nostack)
+            );
+        }
+    }};
+}
+
+/// Laplacian register runs: x' into s0-s7, the row stride into {v}.
+macro_rules! l1_register_setup {
+    () => {
+        lines!(
+            "ldr {t}, [{p}, #44]",
+            "vldmia {t}, {{s0-s7}}",
+            "ldr {v}, [{p}, #56]"
+        )
+    };
+}
+
 /// One run (see [`super::run_rows_rust`], whose results it reproduces bit
-/// for bit) for the rbf, polynomial and sigmoid kernels.
+/// for bit), for the rbf, polynomial, sigmoid and Laplacian kernels.
 ///
 /// # Safety
 /// As [`super::run_rows_rust`].
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+    let l1 = st.kernel == super::LAPLACIAN;
     let st: *mut RunState = st;
-    match (CHUNKED, KR) {
-        (false, 4) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row4!()),
-        (false, _) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row8!()),
-        (true, 4) => run_loop!(st, rows, "", chunked_dot!(), a_row4!()),
-        (true, 8) => run_loop!(st, rows, "", chunked_dot!(), a_row8!()),
-        (true, _) => run_loop!(st, rows, "", chunked_dot!(), a_row16!()),
+    match (l1, CHUNKED, KR) {
+        (false, false, 4) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row4!()),
+        (false, false, _) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row8!()),
+        (false, true, 4) => run_loop!(st, rows, "", chunked_dot!(), a_row4!()),
+        (false, true, 8) => run_loop!(st, rows, "", chunked_dot!(), a_row8!()),
+        (false, true, _) => run_loop!(st, rows, "", chunked_dot!(), a_row16!()),
+        (true, false, 4) => run_l1!(
+            st,
+            rows,
+            l1_register_setup!(),
+            l1_register_dot!(),
+            a_row4!()
+        ),
+        (true, false, _) => run_l1!(
+            st,
+            rows,
+            l1_register_setup!(),
+            l1_register_dot!(),
+            a_row8!()
+        ),
+        (true, true, 4) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row4!()),
+        (true, true, 8) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row8!()),
+        (true, true, _) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row16!()),
     }
 }
