@@ -374,6 +374,12 @@ typedef struct kpca_model {
  */
 #define KPCA_ERR_NON_FINITE_RESULT 25
 
+/**
+ * A single-kernel entry point (kpca_rbf_project and the others) was given a
+ * model of another kernel.
+ */
+#define KPCA_ERR_KERNEL_MISMATCH 26
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -521,6 +527,288 @@ kpca_status kpca_model_threshold(const struct kpca_model *model, float *threshol
  * `model` NULL or loaded; `kernel` NULL or valid for writing.
  */
 kpca_status kpca_model_kernel(const struct kpca_model *model, uint32_t *kernel);
+
+/**
+ * `kpca_project` for linear models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_linear_project(const struct kpca_model *model,
+                                const float *x,
+                                size_t x_len,
+                                float *out,
+                                size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for linear models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_linear_anomaly_score(const struct kpca_model *model,
+                                      const float *x,
+                                      size_t x_len,
+                                      float *score);
+
+/**
+ * `kpca_project_and_score` for linear models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_linear_project_and_score(const struct kpca_model *model,
+                                          const float *x,
+                                          size_t x_len,
+                                          float *out,
+                                          size_t out_len,
+                                          float *score);
+
+/**
+ * `kpca_is_anomaly` for linear models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_linear_is_anomaly(const struct kpca_model *model,
+                                   const float *x,
+                                   size_t x_len,
+                                   uint8_t *is_anomaly);
+
+/**
+ * `kpca_project` for polynomial models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_polynomial_project(const struct kpca_model *model,
+                                    const float *x,
+                                    size_t x_len,
+                                    float *out,
+                                    size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for polynomial models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_polynomial_anomaly_score(const struct kpca_model *model,
+                                          const float *x,
+                                          size_t x_len,
+                                          float *score);
+
+/**
+ * `kpca_project_and_score` for polynomial models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_polynomial_project_and_score(const struct kpca_model *model,
+                                              const float *x,
+                                              size_t x_len,
+                                              float *out,
+                                              size_t out_len,
+                                              float *score);
+
+/**
+ * `kpca_is_anomaly` for polynomial models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_polynomial_is_anomaly(const struct kpca_model *model,
+                                       const float *x,
+                                       size_t x_len,
+                                       uint8_t *is_anomaly);
+
+/**
+ * `kpca_project` for rbf models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_rbf_project(const struct kpca_model *model,
+                             const float *x,
+                             size_t x_len,
+                             float *out,
+                             size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for rbf models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_rbf_anomaly_score(const struct kpca_model *model,
+                                   const float *x,
+                                   size_t x_len,
+                                   float *score);
+
+/**
+ * `kpca_project_and_score` for rbf models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_rbf_project_and_score(const struct kpca_model *model,
+                                       const float *x,
+                                       size_t x_len,
+                                       float *out,
+                                       size_t out_len,
+                                       float *score);
+
+/**
+ * `kpca_is_anomaly` for rbf models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_rbf_is_anomaly(const struct kpca_model *model,
+                                const float *x,
+                                size_t x_len,
+                                uint8_t *is_anomaly);
+
+/**
+ * `kpca_project` for laplacian models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_laplacian_project(const struct kpca_model *model,
+                                   const float *x,
+                                   size_t x_len,
+                                   float *out,
+                                   size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for laplacian models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_laplacian_anomaly_score(const struct kpca_model *model,
+                                         const float *x,
+                                         size_t x_len,
+                                         float *score);
+
+/**
+ * `kpca_project_and_score` for laplacian models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_laplacian_project_and_score(const struct kpca_model *model,
+                                             const float *x,
+                                             size_t x_len,
+                                             float *out,
+                                             size_t out_len,
+                                             float *score);
+
+/**
+ * `kpca_is_anomaly` for laplacian models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_laplacian_is_anomaly(const struct kpca_model *model,
+                                      const float *x,
+                                      size_t x_len,
+                                      uint8_t *is_anomaly);
+
+/**
+ * `kpca_project` for sigmoid models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_sigmoid_project(const struct kpca_model *model,
+                                 const float *x,
+                                 size_t x_len,
+                                 float *out,
+                                 size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for sigmoid models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_sigmoid_anomaly_score(const struct kpca_model *model,
+                                       const float *x,
+                                       size_t x_len,
+                                       float *score);
+
+/**
+ * `kpca_project_and_score` for sigmoid models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_sigmoid_project_and_score(const struct kpca_model *model,
+                                           const float *x,
+                                           size_t x_len,
+                                           float *out,
+                                           size_t out_len,
+                                           float *score);
+
+/**
+ * `kpca_is_anomaly` for sigmoid models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_sigmoid_is_anomaly(const struct kpca_model *model,
+                                    const float *x,
+                                    size_t x_len,
+                                    uint8_t *is_anomaly);
+
+/**
+ * `kpca_project` for cosine models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project`.
+ */
+kpca_status kpca_cosine_project(const struct kpca_model *model,
+                                const float *x,
+                                size_t x_len,
+                                float *out,
+                                size_t out_len);
+
+/**
+ * `kpca_anomaly_score` for cosine models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_anomaly_score`.
+ */
+kpca_status kpca_cosine_anomaly_score(const struct kpca_model *model,
+                                      const float *x,
+                                      size_t x_len,
+                                      float *score);
+
+/**
+ * `kpca_project_and_score` for cosine models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_project_and_score`.
+ */
+kpca_status kpca_cosine_project_and_score(const struct kpca_model *model,
+                                          const float *x,
+                                          size_t x_len,
+                                          float *out,
+                                          size_t out_len,
+                                          float *score);
+
+/**
+ * `kpca_is_anomaly` for cosine models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).
+ *
+ * # Safety
+ * As `kpca_is_anomaly`.
+ */
+kpca_status kpca_cosine_is_anomaly(const struct kpca_model *model,
+                                   const float *x,
+                                   size_t x_len,
+                                   uint8_t *is_anomaly);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,7 +10,8 @@
  * high-water mark of one call of each function, and then runs the measured loop:
  * BENCH_OP selects what the loop calls (0 nothing, 1 kpca_project,
  * 2 kpca_anomaly_score, 3 the C baseline rbf_baseline_project on the same model
- * arrays, 4 kpca_project_and_score). The call count is a volatile in .data, so builds with 0 and N calls
+ * arrays, 4 kpca_project_and_score, 5 the model's kernel's own entry point
+ * BENCH_PROJECT, kpca_rbf_project and so on). The call count is a volatile in .data, so builds with 0 and N calls
  * differ only in that word: (count(N) - count(0)) / N is the cost of one call.
  * Exit status 0 when the self-check passed.
  */
@@ -111,6 +112,9 @@ int main(void)
 #elif BENCH_OP == 4
         (void)kpca_project_and_score(&model, x, BENCH_D, y, BENCH_K, &e);
         bench_sink = e;
+#elif BENCH_OP == 5
+        (void)BENCH_PROJECT(&model, x, BENCH_D, y, BENCH_K);
+        bench_sink = y[0];
 #else
         bench_sink = x[0];
 #endif

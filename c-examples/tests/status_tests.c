@@ -8,7 +8,7 @@
  * unloaded model structs (and loaded ones with the marker, sizes or kernel
  * id changed), an unset threshold; outputs and the
  * model struct must be untouched on every failure. A table at the end checks
- * that every status code 1..25 was produced by at least one call, except the
+ * that every status code 1..26 was produced by at least one call, except the
  * three that cannot arise through the C API (see NOT_VIA_C_API).
  *
  * The valid models come from `cargo xtask gen-model c-tests` (c_test_models.h/.c,
@@ -38,7 +38,7 @@ typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE
 /* ---------------------------------------------------------------- harness */
 
 static unsigned n_passed, n_failed;
-static unsigned long seen[26]; /* calls that returned each status */
+static unsigned long seen[27]; /* calls that returned each status */
 static const char *context = "";
 
 static void check_at(int ok, const char *what, int line)
@@ -54,7 +54,7 @@ static void check_at(int ok, const char *what, int line)
 
 static void note(kpca_status st)
 {
-    if (st >= 0 && st <= 25) {
+    if (st >= 0 && st <= 26) {
         seen[st]++;
     }
 }
@@ -190,6 +190,69 @@ static struct kpca_model loaded(const struct c_test_model *m)
 
 /* ------------------------------------------------------------ valid models */
 
+/* The single-kernel entry points, indexed by kernel id (KPCA_KERNEL_*). */
+static const struct {
+    kpca_status (*project)(const kpca_model *, const float *, size_t, float *, size_t);
+    kpca_status (*score)(const kpca_model *, const float *, size_t, float *);
+    kpca_status (*both)(const kpca_model *, const float *, size_t, float *, size_t, float *);
+    kpca_status (*flag)(const kpca_model *, const float *, size_t, uint8_t *);
+} by_kernel[6] = {
+    { kpca_linear_project, kpca_linear_anomaly_score, kpca_linear_project_and_score, kpca_linear_is_anomaly },
+    { kpca_polynomial_project, kpca_polynomial_anomaly_score, kpca_polynomial_project_and_score,
+      kpca_polynomial_is_anomaly },
+    { kpca_rbf_project, kpca_rbf_anomaly_score, kpca_rbf_project_and_score, kpca_rbf_is_anomaly },
+    { kpca_laplacian_project, kpca_laplacian_anomaly_score, kpca_laplacian_project_and_score,
+      kpca_laplacian_is_anomaly },
+    { kpca_sigmoid_project, kpca_sigmoid_anomaly_score, kpca_sigmoid_project_and_score, kpca_sigmoid_is_anomaly },
+    { kpca_cosine_project, kpca_cosine_anomaly_score, kpca_cosine_project_and_score, kpca_cosine_is_anomaly },
+};
+
+/* The model's kernel's entry points give the host's results bit for bit
+ * (like kpca_project); every other kernel's refuse it with
+ * KPCA_ERR_KERNEL_MISMATCH and write nothing. */
+static void check_kernel_entries(const struct c_test_model *m, const struct kpca_model *model, size_t j)
+{
+    size_t d = m->dim, k = m->n_components, l, kid;
+    const float *x = m->xs + j * d;
+    float out[KPCA_MAX_COMPONENTS + 1], score = SENTINEL;
+    uint8_t flag = 7;
+    for (kid = 0; kid < 6; kid++) {
+        int same = 1;
+        fill(out, k + 1);
+        score = SENTINEL;
+        flag = 7;
+        if (kid != m->kernel) {
+            EXPECT(by_kernel[kid].project(model, x, d, out, k), KPCA_ERR_KERNEL_MISMATCH);
+            EXPECT(by_kernel[kid].score(model, x, d, &score), KPCA_ERR_KERNEL_MISMATCH);
+            EXPECT(by_kernel[kid].both(model, x, d, out, k, &score), KPCA_ERR_KERNEL_MISMATCH);
+            EXPECT(by_kernel[kid].flag(model, x, d, &flag), KPCA_ERR_KERNEL_MISMATCH);
+            CHECK(untouched(out, k + 1) && score == SENTINEL && flag == 7);
+            continue;
+        }
+        EXPECT(by_kernel[kid].project(model, x, d, out, k), KPCA_OK);
+        for (l = 0; l < k; l++) {
+            same &= out[l] == m->ys[j * k + l];
+        }
+        EXPECT(by_kernel[kid].score(model, x, d, &score), KPCA_OK);
+        CHECK(same && score == m->scores[j]);
+        fill(out, k + 1);
+        EXPECT(by_kernel[kid].both(model, x, d, out, k, &score), KPCA_OK);
+        for (l = 0; l < k; l++) {
+            same &= out[l] == m->ys[j * k + l];
+        }
+        CHECK(same && score == m->scores[j] && out[k] == SENTINEL);
+        if (m->threshold > 0.0f) {
+            EXPECT(by_kernel[kid].flag(model, x, d, &flag), KPCA_OK);
+            CHECK(flag == m->flags[j]);
+        } else {
+            EXPECT(by_kernel[kid].flag(model, x, d, &flag), KPCA_ERR_THRESHOLD_UNSET);
+        }
+        /* The shared checks still come first: a short output, NULL input. */
+        EXPECT(by_kernel[kid].project(model, x, d, out, k - 1), KPCA_ERR_OUTPUT_LENGTH);
+        EXPECT(by_kernel[kid].project(model, NULL, d, out, k), KPCA_ERR_NULL_POINTER);
+    }
+}
+
 static void test_valid_models(void)
 {
     size_t i, j, l;
@@ -236,6 +299,7 @@ static void test_valid_models(void)
                 EXPECT(kpca_is_anomaly(&model, x, d, &flag), KPCA_ERR_THRESHOLD_UNSET);
                 CHECK(flag == 7);
             }
+            check_kernel_entries(m, &model, j);
         }
         /* Batches are the single calls, row by row; nothing past n*k written. */
         fill(outs, C_TEST_N_VECTORS * k + 1);
@@ -835,12 +899,12 @@ static const kpca_status NOT_VIA_C_API[] = {
 
 static void test_status_strings(void)
 {
-    static const kpca_status unknown[] = { -1, 26, 27, 100, INT_MIN, INT_MAX };
+    static const kpca_status unknown[] = { -1, 27, 28, 100, INT_MIN, INT_MAX };
     kpca_status s, t;
     size_t i;
     int all_distinct = 1;
     context = "kpca_status_str";
-    for (s = 0; s <= 25; s++) {
+    for (s = 0; s <= 26; s++) {
         const char *text = kpca_status_str(s);
         CHECK(text != NULL && text[0] != '\0');
         if (text == NULL || strcmp(text, c_test_status_text[s]) != 0) {
@@ -894,10 +958,11 @@ static void test_every_status_produced(void)
         { KPCA_ERR_CAPACITY, "KPCA_ERR_CAPACITY" },
         { KPCA_ERR_BATCH_LENGTH, "KPCA_ERR_BATCH_LENGTH" },
         { KPCA_ERR_NON_FINITE_RESULT, "KPCA_ERR_NON_FINITE_RESULT" },
+        { KPCA_ERR_KERNEL_MISMATCH, "KPCA_ERR_KERNEL_MISMATCH" },
     };
     size_t i, j;
     context = "every status";
-    CHECK(sizeof codes / sizeof codes[0] == 25);
+    CHECK(sizeof codes / sizeof codes[0] == 26);
     printf("  status coverage (calls returning each code):\n");
     for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         kpca_status c = codes[i].code;

@@ -236,7 +236,44 @@ pub fn check_single(
         assert!(untouched(&short));
     }
     let y = projected.map(|()| out[..k].to_vec());
+    check_kernel_entry(view, x, &y, score);
     (y, score)
+}
+
+/// The single-kernel entry points ([`kpca::single`]) give the generic calls'
+/// results bit for bit for the model's kernel and `KernelMismatch` for any
+/// other kernel.
+pub fn check_kernel_entry(
+    view: &ModelRef<'_>,
+    x: &[f32],
+    y: &Result<Vec<f32>, Error>,
+    score: Result<f32, Error>,
+) {
+    use kpca::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
+    fn one<K: KernelKind>(
+        view: &ModelRef<'_>,
+        x: &[f32],
+        y: &Result<Vec<f32>, Error>,
+        score: Result<f32, Error>,
+    ) {
+        let Ok(single) = view.for_kernel::<K>() else {
+            assert_ne!(view.kernel().id(), K::ID, "for_kernel refused its own kernel");
+            return;
+        };
+        assert_eq!(view.kernel().id(), K::ID, "for_kernel took another kernel");
+        let k = view.n_components();
+        let mut out = sentinel(k);
+        let got = single.project(x, &mut out).map(|()| bits(&out));
+        assert_eq!(got, y.as_ref().map(|v| bits(v)).map_err(|e| *e), "single-kernel project");
+        let s = single.anomaly_score(x).map(f32::to_bits);
+        assert_eq!(s, score.map(f32::to_bits), "single-kernel score");
+    }
+    one::<Linear>(view, x, y, score);
+    one::<Polynomial>(view, x, y, score);
+    one::<Rbf>(view, x, y, score);
+    one::<Laplacian>(view, x, y, score);
+    one::<Sigmoid>(view, x, y, score);
+    one::<Cosine>(view, x, y, score);
 }
 
 /// A batch (any length) through both batch calls, checking the length and

@@ -37,7 +37,11 @@ extern crate std;
 use core::ffi::c_char;
 use core::mem::{align_of, offset_of, size_of};
 use kpca::format::FORMAT_VERSION;
+use kpca::single::KernelKind;
+
+mod single;
 use kpca::{Error, KernelId, ModelRef, RawModel};
+pub use single::*;
 
 /// Result of every fallible call: 0 is success, each failure has its own code.
 /// A fixed-width integer, so `-fshort-enums` builds agree on its size.
@@ -95,6 +99,9 @@ pub const KPCA_ERR_CAPACITY: kpca_status = 23;
 pub const KPCA_ERR_BATCH_LENGTH: kpca_status = 24;
 /// The result is not finite (the kernel overflowed float for this input).
 pub const KPCA_ERR_NON_FINITE_RESULT: kpca_status = 25;
+/// A single-kernel entry point (kpca_rbf_project and the others) was given a
+/// model of another kernel.
+pub const KPCA_ERR_KERNEL_MISMATCH: kpca_status = 26;
 
 /// Largest input dimension a model may have.
 pub const KPCA_MAX_DIM: u32 = 4096;
@@ -401,6 +408,161 @@ unsafe fn with_input<R>(
     body(view, x)
 }
 
+/// How an entry point evaluates a vector: [`AnyKernel`] (every kernel, the
+/// `kpca_project` family) or [`Only`] one kernel (the `kpca_<kernel>_*`
+/// family, which links only that kernel's code).
+trait Eval {
+    /// Coordinates into `out`.
+    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error>;
+    /// The anomaly score.
+    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error>;
+    /// Coordinates into `out` and the anomaly score.
+    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error>;
+    /// Whether the score exceeds the threshold.
+    fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error>;
+}
+
+/// Every kernel: the [`ModelRef`] methods.
+struct AnyKernel;
+
+impl Eval for AnyKernel {
+    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        view.project(x, out)
+    }
+    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error> {
+        view.anomaly_score(x)
+    }
+    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
+        view.project_and_score(x, out)
+    }
+    fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error> {
+        view.is_anomaly(x)
+    }
+}
+
+/// One kernel: the [`kpca::single::SingleKernel`] methods
+/// (`KPCA_ERR_KERNEL_MISMATCH` for a model of another kernel).
+struct Only<K>(core::marker::PhantomData<K>);
+
+impl<K: KernelKind> Eval for Only<K> {
+    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        view.for_kernel::<K>()?.project(x, out)
+    }
+    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error> {
+        view.for_kernel::<K>()?.anomaly_score(x)
+    }
+    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
+        view.for_kernel::<K>()?.project_and_score(x, out)
+    }
+    fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error> {
+        view.for_kernel::<K>()?.is_anomaly(x)
+    }
+}
+
+/// The body of `kpca_project` and its single-kernel twins.
+///
+/// # Safety
+/// As `kpca_project`.
+#[inline(always)]
+unsafe fn project_with<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                let out = slice_out(out, out_len)?;
+                E::project(view, x, out)
+            })
+        }
+    })
+}
+
+/// The body of `kpca_anomaly_score` and its single-kernel twins.
+///
+/// # Safety
+/// As `kpca_anomaly_score`.
+#[inline(always)]
+unsafe fn score_with<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    score: *mut f32,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                let score = slice_out(score, 1)?;
+                let e = E::score(view, x)?;
+                if let Some(s) = score.first_mut() {
+                    *s = e;
+                }
+                Ok(())
+            })
+        }
+    })
+}
+
+/// The body of `kpca_project_and_score` and its single-kernel twins.
+///
+/// # Safety
+/// As `kpca_project_and_score`.
+#[inline(always)]
+unsafe fn project_and_score_with<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+    score: *mut f32,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                // Both outputs are checked before either is written.
+                let score = slice_out(score, 1)?;
+                let out = slice_out(out, out_len)?;
+                let e = E::project_and_score(view, x, out)?;
+                if let Some(s) = score.first_mut() {
+                    *s = e;
+                }
+                Ok(())
+            })
+        }
+    })
+}
+
+/// The body of `kpca_is_anomaly` and its single-kernel twins.
+///
+/// # Safety
+/// As `kpca_is_anomaly`.
+#[inline(always)]
+unsafe fn is_anomaly_with<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    is_anomaly: *mut u8,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            let flag = with_input(model, x, x_len, |view, x| {
+                if is_anomaly.is_null() {
+                    return Err(Error::NullPointer);
+                }
+                E::is_anomaly(view, x)
+            })?;
+            write_out(is_anomaly, u8::from(flag))
+        }
+    })
+}
+
 /// Computes the k kernel-PCA coordinates of `x` (`x_len` = d floats) into
 /// `out[0..k]` (`out_len` >= k). `out` is written only on success.
 ///
@@ -416,15 +578,8 @@ pub unsafe extern "C" fn kpca_project(
     out: *mut f32,
     out_len: usize,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                let out = slice_out(out, out_len)?;
-                view.project(x, out)
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe { project_with::<AnyKernel>(model, x, x_len, out, out_len) }
 }
 
 /// Computes the anomaly score of `x` (the feature-space reconstruction error)
@@ -439,19 +594,8 @@ pub unsafe extern "C" fn kpca_anomaly_score(
     x_len: usize,
     score: *mut f32,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                let score = slice_out(score, 1)?;
-                let e = view.anomaly_score(x)?;
-                if let Some(s) = score.first_mut() {
-                    *s = e;
-                }
-                Ok(())
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe { score_with::<AnyKernel>(model, x, x_len, score) }
 }
 
 /// Coordinates into `out[0..k]` and the anomaly score into `*score` in one pass;
@@ -468,21 +612,8 @@ pub unsafe extern "C" fn kpca_project_and_score(
     out_len: usize,
     score: *mut f32,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                // Both outputs are checked before either is written.
-                let score = slice_out(score, 1)?;
-                let out = slice_out(out, out_len)?;
-                let e = view.project_and_score(x, out)?;
-                if let Some(s) = score.first_mut() {
-                    *s = e;
-                }
-                Ok(())
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe { project_and_score_with::<AnyKernel>(model, x, x_len, out, out_len, score) }
 }
 
 /// Sets `*is_anomaly` to 1 when the anomaly score of `x` exceeds the model's
@@ -497,18 +628,8 @@ pub unsafe extern "C" fn kpca_is_anomaly(
     x_len: usize,
     is_anomaly: *mut u8,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            let flag = with_input(model, x, x_len, |view, x| {
-                if is_anomaly.is_null() {
-                    return Err(Error::NullPointer);
-                }
-                view.is_anomaly(x)
-            })?;
-            write_out(is_anomaly, u8::from(flag))
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe { is_anomaly_with::<AnyKernel>(model, x, x_len, is_anomaly) }
 }
 
 /// Projects `n = xs_len / d` row-major vectors into `out` (n x k, `out_len` >= n*k).
@@ -739,6 +860,7 @@ mod tests {
             (KPCA_ERR_CAPACITY, Error::Capacity),
             (KPCA_ERR_BATCH_LENGTH, Error::BatchLength),
             (KPCA_ERR_NON_FINITE_RESULT, Error::NonFiniteResult),
+            (KPCA_ERR_KERNEL_MISMATCH, Error::KernelMismatch),
         ];
         assert_eq!(table.len(), Error::ALL.len());
         for (code, err) in table {

@@ -125,6 +125,8 @@ struct BlobSummary {
     n_points: usize,
     n_components: usize,
     kernel: &'static str,
+    /// The stem of the kernel's C entry points (`kpca_<stem>_project`).
+    c_stem: &'static str,
     gamma: f32,
     degree: u32,
     coef0: f32,
@@ -156,12 +158,22 @@ fn summarize(blob: &[u8]) -> Result<BlobSummary, FitError> {
         n_points: model.n_points(),
         n_components: model.n_components(),
         kernel: model.kernel().id().name(),
+        c_stem: model.kernel().id().c_name(),
         gamma,
         degree,
         coef0,
         threshold: model.threshold(),
         standardized: model.is_standardized(),
     })
+}
+
+/// `word` with its first letter in capitals.
+fn camel_case(word: &str) -> String {
+    let mut cs = word.chars();
+    match cs.next() {
+        Some(f) => f.to_ascii_uppercase().to_string() + cs.as_str(),
+        None => String::new(),
+    }
 }
 
 /// A float literal for C that reads back to the same f32: Rust's shortest
@@ -200,8 +212,11 @@ fn hex_lines(blob: &[u8], indent: &str) -> String {
 /// The header has include guards, `extern` declarations only, and the macros
 /// `NAME_DIM`, `NAME_N_POINTS`, `NAME_N_COMPONENTS`, `NAME_KERNEL` (`"rbf"`, ...),
 /// `NAME_GAMMA`, `NAME_DEGREE`, `NAME_COEF0`, `NAME_THRESHOLD` (floats written so
-/// they round-trip, with an `f` suffix) and `NAME_BLOB_LEN` (NAME in capitals);
-/// the generating parameters are listed in a comment. The source holds the one
+/// they round-trip, with an `f` suffix) and `NAME_BLOB_LEN` (NAME in capitals),
+/// and `NAME_PROJECT`, `NAME_ANOMALY_SCORE`, `NAME_PROJECT_AND_SCORE`,
+/// `NAME_IS_ANOMALY`: the model's kernel's entry points (`kpca_rbf_project`
+/// and so on), so a firmware that calls them links one kernel's code; the
+/// generating parameters are listed in a comment. The source holds the one
 /// definition, 16 bytes per line, aligned with `__attribute__((aligned(4)))` under
 /// GCC and Clang and C11 `_Alignas(4)` elsewhere. `name` must be a valid C
 /// identifier of at most [`MAX_NAME_LEN`] characters (else [`FitError::BadName`]);
@@ -214,6 +229,7 @@ fn hex_lines(blob: &[u8], indent: &str) -> String {
 /// let (h, c) = export::c_source(&fitted.to_blob()?, "sensor_model", &fitted.export_info())?;
 /// assert!(h.contains("extern const uint8_t sensor_model_blob[];"));
 /// assert!(h.contains("#define SENSOR_MODEL_KERNEL \"rbf\""));
+/// assert!(h.contains("#define SENSOR_MODEL_PROJECT kpca_rbf_project"));
 /// assert!(c.contains("#include \"sensor_model.h\""));
 /// assert!(export::c_source(&fitted.to_blob()?, "2bad", &fitted.export_info()).is_err());
 /// # Ok::<(), kpca_fit::FitError>(())
@@ -257,6 +273,13 @@ pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, S
          #define {upper}_THRESHOLD {threshold}\n\
          #define {upper}_BLOB_LEN {len}u\n\
          \n\
+         /* This model's kernel's entry points (include/kpca.h): a firmware that\n\
+          * projects only through these links only the {kernel} kernel's code. */\n\
+         #define {upper}_PROJECT kpca_{stem}_project\n\
+         #define {upper}_ANOMALY_SCORE kpca_{stem}_anomaly_score\n\
+         #define {upper}_PROJECT_AND_SCORE kpca_{stem}_project_and_score\n\
+         #define {upper}_IS_ANOMALY kpca_{stem}_is_anomaly\n\
+         \n\
          /** The model blob ({len} bytes, {BLOB_ALIGN}-byte aligned). */\n\
          extern const uint8_t {name}_blob[];\n\
          /** Its length in bytes ({upper}_BLOB_LEN). */\n\
@@ -269,6 +292,7 @@ pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, S
          #endif /* {guard} */\n",
         version = env!("CARGO_PKG_VERSION"),
         kernel = sum.kernel,
+        stem = sum.c_stem,
         dim = sum.dim,
         m = sum.n_points,
         k = sum.n_components,
@@ -327,13 +351,7 @@ pub fn rust_source(blob: &[u8], name: &str) -> Result<String, FitError> {
     let camel: String = name
         .split('_')
         .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut cs = p.chars();
-            match cs.next() {
-                Some(f) => f.to_ascii_uppercase().to_string() + cs.as_str(),
-                None => String::new(),
-            }
-        })
+        .map(camel_case)
         .collect();
     let ty = format!("{camel}Blob");
     let mut out = String::new();

@@ -61,11 +61,14 @@ pub enum Error {
     BatchLength = 24,
     /// The result is not finite (the kernel overflowed f32 for this input).
     NonFiniteResult = 25,
+    /// A single-kernel entry point ([`crate::SingleKernel`], `kpca_rbf_project`
+    /// and the others) was given a model of another kernel.
+    KernelMismatch = 26,
 }
 
 impl Error {
     /// Every error, in code order (for tests and for the C status table).
-    pub const ALL: [Error; 25] = [
+    pub const ALL: [Error; 26] = [
         Error::NullPointer,
         Error::InputLength,
         Error::OutputLength,
@@ -91,6 +94,7 @@ impl Error {
         Error::Capacity,
         Error::BatchLength,
         Error::NonFiniteResult,
+        Error::KernelMismatch,
     ];
 
     /// The stable numeric code (the C `kpca_status` value).
@@ -136,6 +140,7 @@ impl Error {
             Error::Capacity => c"fixed model capacity exceeded",
             Error::BatchLength => c"batch length is not a whole number of rows",
             Error::NonFiniteResult => c"result is not finite (kernel overflow)",
+            Error::KernelMismatch => c"model's kernel is not the entry point's kernel",
         }
     }
 }
@@ -160,6 +165,6 @@ mod tests {
             assert!(!e.message().is_empty());
         }
         assert_eq!(Error::from_code(0), None);
-        assert_eq!(Error::from_code(26), None);
+        assert_eq!(Error::from_code(27), None);
     }
 }

@@ -66,8 +66,9 @@ fn add_row(y: &mut [f32; MAX_COMPONENTS], kv: f32, arow: &[f32]) {
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) for linear and cosine
 /// models of at most [`MAX_FEW_POINTS`] points and d <= [`MAX_FAST_DIM`];
-/// `None` (nothing added) for any other model. `stage` is the caller's
-/// scratch for x' (the one the register passes also use).
+/// `None` (nothing added) for any other model. `kernel` is the model's
+/// kernel id; `stage` is the caller's scratch for x' (the one the register
+/// passes also use).
 #[inline(always)]
 #[allow(unsafe_code)]
 pub(crate) fn accumulate_few(
@@ -75,10 +76,11 @@ pub(crate) fn accumulate_few(
     x: &Input<'_>,
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
+    kernel: u32,
     stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
-    let is_cosine = match model.as_raw().kernel {
+    let is_cosine = match kernel {
         LINEAR => false,
         COSINE => true,
         _ => return None,

@@ -68,6 +68,16 @@ impl KernelId {
             KernelId::Cosine => "cosine",
         }
     }
+
+    /// The kernel's name in the C API, in lower case: `KPCA_KERNEL_<NAME>`
+    /// and the single-kernel entry points `kpca_<name>_project` and the
+    /// others (`"polynomial"` where scikit-learn says `"poly"`).
+    pub const fn c_name(self) -> &'static str {
+        match self {
+            KernelId::Polynomial => "polynomial",
+            other => other.name(),
+        }
+    }
 }
 
 /// A kernel with its parameters (f32, as stored on the device).

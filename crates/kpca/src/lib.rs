@@ -68,6 +68,8 @@
 //! - [`fastmath`]: the f32 exponential, tanh and sqrt the kernels use, with
 //!   their tested error bounds (the same code on host and device);
 //! - [`crc32`]: the blob's checksum;
+//! - [`single`]: [`single::SingleKernel`], the entry points of one kernel
+//!   (a firmware that uses only them links only that kernel's code);
 //! - [`error`]: [`Error`], one code per failure, shared with the C ABI.
 //!
 //! The C ABI (`include/kpca.h`, `libkpca.a`) is the crate `kpca-capi`; the
@@ -115,6 +117,7 @@ pub mod owned;
 mod passes;
 mod project;
 mod rowloop;
+pub mod single;
 
 pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};

@@ -159,12 +159,12 @@ pub(crate) fn stage_input(
 
 /// Sets the kernel's numbers for one call into `st` and returns the factor
 /// x' is scaled by.
-fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
+fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> f32 {
     let r = model.as_raw();
     let g = r.gamma * core::f32::consts::LOG2_E;
-    st.kernel = r.kernel;
+    st.kernel = kernel;
     st.degree = r.degree;
-    match r.kernel {
+    match kernel {
         RBF => {
             st.base = g * sq_norm;
             st.norm_scale = g;
@@ -187,8 +187,9 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, sq_norm: f32) -> f32 {
 /// the linear and cosine kernels, d > [`MAX_FAST_DIM`], or a model too
 /// small to read in either direction.
 ///
-/// `stage` is the caller's scratch for x' (one per call, shared with the
-/// few-point pass so the frame holds one).
+/// `kernel` is the model's kernel id (a constant in the per-kernel entry
+/// points, so only its code is kept); `stage` is the caller's scratch for
+/// x' (one per call, shared with the few-point pass so the frame holds one).
 ///
 /// The passes: d <= 8 and k <= 8, register runs (x' in 8 registers);
 /// otherwise chunked runs. Sums: 4 for k <= 4, 8 for k <= 8, and for k > 8
@@ -200,10 +201,10 @@ pub(crate) fn accumulate_fast(
     x: &Input<'_>,
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
+    kernel: u32,
     stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
-    let kernel = model.as_raw().kernel;
     if !matches!(kernel, RBF | POLYNOMIAL | SIGMOID | LAPLACIAN)
         || x.raw.len() != d
         || d > MAX_FAST_DIM
@@ -239,7 +240,7 @@ pub(crate) fn accumulate_fast(
         sums2: [-0.0; 8],
         rest: if l1 { d % 8 } else { 0 } as u32,
     };
-    let scale = set_kernel(&mut st, model, sq_norm);
+    let scale = set_kernel(&mut st, model, kernel, sq_norm);
     let mut ck = 0.0f32;
     for run in runs.iter().filter(|r| r.start < r.end) {
         stage_input(x, scale, run.z_back, stage)?;
@@ -271,11 +272,11 @@ pub(crate) fn accumulate_fast(
                 n: run.end - run.start,
             };
             match (chunked, kr) {
-                (false, 4) => run_rows::<false, 4>(&mut st, rows),
-                (false, _) => run_rows::<false, 8>(&mut st, rows),
-                (true, 4) => run_rows::<true, 4>(&mut st, rows),
-                (true, 8) => run_rows::<true, 8>(&mut st, rows),
-                (true, _) => run_rows::<true, 16>(&mut st, rows),
+                (false, 4) => run_rows::<false, 4>(&mut st, rows, kernel),
+                (false, _) => run_rows::<false, 8>(&mut st, rows, kernel),
+                (true, 4) => run_rows::<true, 4>(&mut st, rows, kernel),
+                (true, 8) => run_rows::<true, 8>(&mut st, rows, kernel),
+                (true, _) => run_rows::<true, 16>(&mut st, rows, kernel),
             }
         }
         flush(y, &st.sums, first, 0, k);

@@ -71,11 +71,21 @@ pub(crate) fn keep_rolled() {
 /// The kernel value from x'z (the L1 distance ‖x' - z‖₁ for the Laplacian
 /// kernel), ‖z‖² and ‖x'‖². One exponential serves the RBF, Laplacian and
 /// sigmoid kernels (tanh as in [`fastmath::tanh`]).
+///
+/// `KERNEL` as in [`evaluate`]: [`ANY_KERNEL`] (then `kernel` says which) or
+/// the one kernel this copy computes.
 #[inline(never)]
-fn kernel_value(model: &ModelRef<'_>, dot: f32, zn: f32, sq_norm: f32) -> f32 {
+fn kernel_value<const KERNEL: u32>(
+    model: &ModelRef<'_>,
+    kernel: u32,
+    dot: f32,
+    zn: f32,
+    sq_norm: f32,
+) -> f32 {
+    let kernel = if KERNEL == ANY_KERNEL { kernel } else { KERNEL };
     let (gamma, coef0) = (model.raw.gamma, model.raw.coef0);
     let u = gamma * dot + coef0;
-    let t = match model.raw.kernel {
+    let t = match kernel {
         LINEAR => return dot,
         POLYNOMIAL => return powi(u, model.raw.degree),
         RBF => gamma * (sq_norm + zn - 2.0 * dot),
@@ -84,7 +94,7 @@ fn kernel_value(model: &ModelRef<'_>, dot: f32, zn: f32, sq_norm: f32) -> f32 {
         _ => return cosine(dot, sq_norm, zn),
     };
     let e = fastmath::exp_neg(t);
-    if model.raw.kernel == SIGMOID {
+    if kernel == SIGMOID {
         fastmath::tanh_from(u, e)
     } else {
         e
@@ -92,8 +102,9 @@ fn kernel_value(model: &ModelRef<'_>, dot: f32, zn: f32, sq_norm: f32) -> f32 {
 }
 
 /// k(x, x) of the input with squared norm `sq_norm`.
-fn self_kernel(model: &ModelRef<'_>, sq_norm: f32) -> f32 {
-    match model.raw.kernel {
+#[inline(always)]
+fn self_kernel<const KERNEL: u32>(model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> f32 {
+    match kernel {
         RBF | LAPLACIAN => 1.0,
         COSINE => {
             if sq_norm > 0.0 {
@@ -102,7 +113,7 @@ fn self_kernel(model: &ModelRef<'_>, sq_norm: f32) -> f32 {
                 0.0
             }
         }
-        _ => kernel_value(model, sq_norm, sq_norm, sq_norm),
+        _ => kernel_value::<KERNEL>(model, kernel, sq_norm, sq_norm, sq_norm),
     }
 }
 
@@ -112,8 +123,9 @@ fn self_kernel(model: &ModelRef<'_>, sq_norm: f32) -> f32 {
 /// with its sizes).
 #[inline(always)]
 #[allow(unsafe_code)]
-fn accumulate(
+fn accumulate<const KERNEL: u32>(
     model: &ModelRef<'_>,
+    kernel: u32,
     x: &[f32],
     sq_norm: f32,
     y: &mut [f32; MAX_COMPONENTS],
@@ -131,7 +143,7 @@ fn accumulate(
         return 0.0;
     }
     let (mp, sp) = (mean.as_ptr(), inv_std.as_ptr());
-    let l1 = model.raw.kernel == LAPLACIAN;
+    let l1 = kernel == LAPLACIAN;
     let mut ck = 0.0f32;
     for i in start..m {
         // SAFETY: i < m, so row i of the points (d floats from i·d) lies in
@@ -166,7 +178,7 @@ fn accumulate(
                     }
                 }
             }
-            let kv = kernel_value(model, acc, *norms.as_ptr().add(i), sq_norm);
+            let kv = kernel_value::<KERNEL>(model, kernel, acc, *norms.as_ptr().add(i), sq_norm);
             ck += kv * *c.as_ptr().add(i);
             let arow = a.as_ptr().add(i * k);
             for (l, yl) in y.iter_mut().take(k).enumerate() {
@@ -178,19 +190,34 @@ fn accumulate(
     ck
 }
 
+/// `evaluate::<ANY_KERNEL>` serves models of every kernel.
+pub(crate) const ANY_KERNEL: u32 = u32::MAX;
+
 /// Computes the coordinates (into `out[..k]`, when `out` is given) and, when
 /// `score` is given, the anomaly score of `x` (into `*score`); writes nothing
 /// unless everything is finite.
 ///
-/// Errors: [`Error::OutputLength`], [`Error::InputLength`],
-/// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`], in that order.
+/// `KERNEL` is [`ANY_KERNEL`] (the model's kernel, chosen at run time) or
+/// one kernel id: then only that kernel's code is compiled in, and a model
+/// of another kernel is refused ([`Error::KernelMismatch`]).
+///
+/// Errors: [`Error::KernelMismatch`], [`Error::OutputLength`],
+/// [`Error::InputLength`], [`Error::NonFiniteInput`],
+/// [`Error::NonFiniteResult`], in that order.
 #[inline(never)]
-pub(crate) fn evaluate(
+pub(crate) fn evaluate<const KERNEL: u32>(
     model: &ModelRef<'_>,
     x: &[f32],
     out: Option<&mut [f32]>,
     score: Option<&mut f32>,
 ) -> Result<(), Error> {
+    let kernel = if KERNEL == ANY_KERNEL {
+        model.raw.kernel
+    } else if model.raw.kernel == KERNEL {
+        KERNEL
+    } else {
+        return Err(Error::KernelMismatch);
+    };
     let (d, _, k) = model.dims();
     if out.as_ref().is_some_and(|o| o.len() < k) {
         return Err(Error::OutputLength);
@@ -230,7 +257,7 @@ pub(crate) fn evaluate(
     // below the normal range for a non-zero x', the direction of x' is lost in
     // f32 and the kernel values would all come out 0. That is reported
     // (NonFiniteResult), not returned as a result.
-    if model.raw.kernel == COSINE
+    if kernel == COSINE
         && !(sq_norm.is_finite() && (sq_norm >= f32::MIN_POSITIVE || abs_sum == 0.0))
     {
         return Err(Error::NonFiniteResult);
@@ -241,11 +268,12 @@ pub(crate) fn evaluate(
     };
     // x' for the passes: one scratch in this frame, written before it is read.
     let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
-    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y, &mut stage) {
+    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y, kernel, &mut stage) {
         Some(ck) => ck,
-        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y, &mut stage) {
+        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y, kernel, &mut stage)
+        {
             Some(ck) => ck,
-            None => accumulate(model, x, sq_norm, &mut y, 0),
+            None => accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut y, 0),
         },
     };
     let mut sum_sq = 0.0f32;
@@ -257,7 +285,7 @@ pub(crate) fn evaluate(
         probe += *yl * 0.0;
     }
     let e = if score.is_some() {
-        self_kernel(model, sq_norm) - 2.0 * ck + model.raw.s - sum_sq
+        self_kernel::<KERNEL>(model, kernel, sq_norm) - 2.0 * ck + model.raw.s - sum_sq
     } else {
         0.0
     };
@@ -309,7 +337,7 @@ pub(crate) fn project_batch(
         .chunks_exact(d.max(1))
         .zip(out.chunks_exact_mut(k.max(1)))
     {
-        evaluate(model, x, Some(o), None)?;
+        evaluate::<ANY_KERNEL>(model, x, Some(o), None)?;
     }
     Ok(rows)
 }
@@ -325,7 +353,7 @@ pub(crate) fn score_batch(
         .chunks_exact(model.dims().0.max(1))
         .zip(scores.iter_mut())
     {
-        evaluate(model, x, None, Some(s))?;
+        evaluate::<ANY_KERNEL>(model, x, None, Some(s))?;
     }
     Ok(rows)
 }
@@ -336,21 +364,21 @@ impl ModelRef<'_> {
     /// Errors: [`Error::InputLength`], [`Error::OutputLength`] (`out` shorter than k),
     /// [`Error::NonFiniteInput`], [`Error::NonFiniteResult`]. `out` is written only on success.
     pub fn project(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
-        evaluate(self, x, Some(out), None)
+        evaluate::<ANY_KERNEL>(self, x, Some(out), None)
     }
 
     /// The anomaly score e(x): the squared distance in feature space between
     /// phi(x) and its reconstruction from the k components (docs/DESIGN.md section 2).
     pub fn anomaly_score(&self, x: &[f32]) -> Result<f32, Error> {
         let mut e = 0.0;
-        evaluate(self, x, None, Some(&mut e))?;
+        evaluate::<ANY_KERNEL>(self, x, None, Some(&mut e))?;
         Ok(e)
     }
 
     /// Coordinates into `out[..k]` and the anomaly score, in one pass.
     pub fn project_and_score(&self, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
         let mut e = 0.0;
-        evaluate(self, x, Some(out), Some(&mut e))?;
+        evaluate::<ANY_KERNEL>(self, x, Some(out), Some(&mut e))?;
         Ok(e)
     }
 

@@ -59,7 +59,8 @@ pub(crate) struct RunState {
     pub(crate) d_bytes: u32,
     /// 60: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 64: the kernel id (rbf, polynomial, sigmoid or Laplacian).
+    /// 64: the kernel id (rbf, polynomial, sigmoid or Laplacian); the loops
+    /// take it as an argument too, a constant where the caller's is.
     pub(crate) kernel: u32,
     /// 68: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
@@ -103,8 +104,8 @@ pub(crate) struct RowPtrs {
 
 /// The kernel value from a point's sum.
 #[inline(always)]
-fn value(st: &RunState, sum: f32) -> f32 {
-    match st.kernel {
+fn value(kernel: u32, st: &RunState, sum: f32) -> f32 {
+    match kernel {
         RBF => exp2_neg_with(sum, EXP2_BLOCK),
         LAPLACIAN => exp2_neg_with(sum * st.post_scale, EXP2_BLOCK),
         POLYNOMIAL => powi(sum, st.degree),
@@ -125,6 +126,7 @@ fn value(st: &RunState, sum: f32) -> f32 {
 #[inline(always)]
 #[allow(unsafe_code)]
 unsafe fn point_sum<const CHUNKED: bool>(
+    kernel: u32,
     st: &RunState,
     h: &[f32; 8],
     zp: *const f32,
@@ -132,7 +134,7 @@ unsafe fn point_sum<const CHUNKED: bool>(
 ) -> f32 {
     // SAFETY: the caller's contract (every read inside its section).
     unsafe {
-        if st.kernel == LAPLACIAN {
+        if kernel == LAPLACIAN {
             return l1_sum::<CHUNKED>(st, h, zp);
         }
         let mut sum = st.base + st.norm_scale * norm;
@@ -205,7 +207,12 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
 /// `group2` bytes further; `st.x` holds 8 or 8·ceil(d/8) floats.
 #[inline(always)]
 #[allow(unsafe_code)]
-unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
+unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
+    st: &mut RunState,
+    rows: RowPtrs,
+    kernel: u32,
+) {
+    debug_assert_eq!(st.kernel, kernel);
     let (d, k) = (st.d_bytes as usize / 4, st.k_bytes as usize / 4);
     // SAFETY: the caller's contract.
     unsafe {
@@ -215,8 +222,8 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
         let end = rows.norms.add(rows.n);
         while np != end {
             crate::project::keep_rolled();
-            let sum = point_sum::<CHUNKED>(st, &h, zp, *np);
-            let kv = value(st, sum);
+            let sum = point_sum::<CHUNKED>(kernel, st, &h, zp, *np);
+            let kv = value(kernel, st, sum);
             ck += kv * *cp;
             if KR == 4 {
                 for (sl, al) in sums.iter_mut().zip(load4(ap)) {
@@ -244,8 +251,9 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
     }
 }
 
-/// One run: the assembly on hard-float Arm, [`run_rows_rust`] elsewhere
-/// (the same results).
+/// One run of the `kernel` (`st.kernel`, given again so that a caller whose
+/// kernel is a constant gets only that kernel's code): the assembly on
+/// hard-float Arm, [`run_rows_rust`] elsewhere (the same results).
 ///
 /// # Safety
 /// As [`run_rows_rust`].
@@ -254,16 +262,17 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(st: &mut RunState,
 pub(crate) unsafe fn run_rows<const CHUNKED: bool, const KR: usize>(
     st: &mut RunState,
     rows: RowPtrs,
+    kernel: u32,
 ) {
     #[cfg(all(target_arch = "arm", target_abi = "eabihf", not(miri)))]
     // SAFETY: the caller's contract, which is the assembly's.
     unsafe {
-        asm::run::<CHUNKED, KR>(st, rows)
+        asm::run::<CHUNKED, KR>(st, rows, kernel)
     }
     #[cfg(not(all(target_arch = "arm", target_abi = "eabihf", not(miri))))]
     // SAFETY: the caller's contract.
     unsafe {
-        run_rows_rust::<CHUNKED, KR>(st, rows)
+        run_rows_rust::<CHUNKED, KR>(st, rows, kernel)
     }
 }
 

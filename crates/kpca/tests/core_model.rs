@@ -663,3 +663,57 @@ fn linear_map_flag_is_checked_and_kept() {
         Err(Error::BadHeader)
     );
 }
+
+/// The single-kernel views ([`kpca::single`]) give the generic methods'
+/// results bit for bit for the model's own kernel, over every projection
+/// path's shapes, and refuse every other kernel with `KernelMismatch`.
+#[test]
+fn single_kernel_views_match_the_generic_calls_and_refuse_other_kernels() {
+    use kpca::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
+    fn check<K: KernelKind>(view: &ModelRef<'_>, x: &[f32]) {
+        let k = view.n_components();
+        let Ok(single) = view.for_kernel::<K>() else {
+            assert_ne!(view.kernel().id(), K::ID);
+            assert_eq!(view.for_kernel::<K>().err(), Some(Error::KernelMismatch));
+            return;
+        };
+        assert_eq!(view.kernel().id(), K::ID);
+        let (mut a, mut b) = (vec![0.0f32; k], vec![0.0f32; k]);
+        let ea = view.project_and_score(x, &mut a).unwrap();
+        let eb = single.project_and_score(x, &mut b).unwrap();
+        assert_eq!(ea.to_bits(), eb.to_bits(), "{:?}", view.kernel());
+        assert_eq!(
+            a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        single.project(x, &mut b).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(single.anomaly_score(x).unwrap().to_bits(), ea.to_bits());
+        assert_eq!(single.is_anomaly(x), view.is_anomaly(x));
+    }
+    let mut g = Lcg(5);
+    let shapes = if cfg!(miri) { 2 } else { 6 };
+    for kernel in all_kernels() {
+        for &(d, m, k) in [
+            (3, 5, 1),
+            (8, 37, 4),
+            (9, 40, 9),
+            (17, 18, 5),
+            (64, 20, 16),
+            (70, 9, 3),
+        ]
+        .iter()
+        .take(shapes)
+        {
+            let model = TestModel::random(kernel, d, m, k, d % 2 == 1, (d * 7 + m) as u64);
+            let view = model.view();
+            let x = g.vec(d, 1.0);
+            check::<Linear>(&view, &x);
+            check::<Polynomial>(&view, &x);
+            check::<Rbf>(&view, &x);
+            check::<Laplacian>(&view, &x);
+            check::<Sigmoid>(&view, &x);
+            check::<Cosine>(&view, &x);
+        }
+    }
+}

@@ -290,15 +290,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
     table.push_str("};\n");
     c.push_str(&table);
     let _ = writeln!(c, "const size_t c_test_n_models = {};\n", specs.len());
-    c.push_str("const char *const c_test_status_text[26] = {\n    \"ok\",\n");
+    let n_text = Error::ALL.len() + 1;
+    let _ = write!(
+        c,
+        "const char *const c_test_status_text[{n_text}] = {{\n    \"ok\",\n"
+    );
     for e in Error::ALL {
         let _ = writeln!(c, "    \"{}\",", e.message());
     }
     c.push_str("};\n");
-    h.push_str(
+    let _ = write!(
+        h,
         "\nextern const struct c_test_model c_test_models[];\nextern const size_t c_test_n_models;\n\
-         /* kpca_status_str of codes 0..25, from the Rust side's messages. */\n\
-         extern const char *const c_test_status_text[26];\n\n#endif\n",
+         /* kpca_status_str of codes 0..{last}, from the Rust side's messages. */\n\
+         extern const char *const c_test_status_text[{n_text}];\n\n#endif\n",
+        last = n_text - 1,
     );
     let out = std::path::Path::new(out_dir);
     write(&out.join("c_test_models.h"), h)?;

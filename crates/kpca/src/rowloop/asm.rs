@@ -1,8 +1,8 @@
 //! The run of [`super::run_rows_rust`] in Arm assembly (hard-float Cortex-M;
-//! see [`super`] for why). One `asm!` block per variant, made by `run_loop!`
-//! (rbf, polynomial and sigmoid: the kernel is chosen once per run) or
-//! `run_l1!` (Laplacian) from the variant's pieces (its setup, point read
-//! and A read, each a macro below).
+//! see [`super`] for why). One `asm!` block per kernel and variant, made by
+//! `run_block!` from the variant's pieces (its setup, point read and A
+//! read) and the kernel's loop (`rbf_body!` and the others), each a macro
+//! below.
 //!
 //! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
 //! chunk at a time, then the second group of sums of k > 8), s8-s15 the
@@ -92,7 +92,6 @@ macro_rules! register_setup {
             "ldr {t}, [{p}, #44]",
             "vldmia {t}, {{s0-s7}}",
             "ldr {v}, [{p}, #56]",
-            "@ {adj}: unused",
         )
     };
 }
@@ -290,10 +289,11 @@ macro_rules! a_row16 {
 }
 
 /// The `asm!` block of one variant: `$setup` (the x' of register runs),
-/// `$dist` (one point's sum into s27, advancing the point pointer), `$acc`
-/// (the A row into the sums).
-macro_rules! run_loop {
-    ($st:expr, $rows:expr, $setup:expr, $dist:expr, $acc:expr) => {{
+/// then `$body` (one kernel's loop over the points, from label 21 or on to
+/// label 24 when no point is left), around the loads and stores of the
+/// run's sums.
+macro_rules! run_block {
+    ($st:expr, $rows:expr, $setup:expr, $body:expr) => {{
         let st: *mut RunState = $st;
         let rows: RowPtrs = $rows;
         // SAFETY: the caller's contract (see `run`).
@@ -304,6 +304,7 @@ macro_rules! run_loop {
         // clobbered, the core registers are operands; no stack.
         unsafe {
             core::arch::asm!(
+                "@ {adj}: chunked runs' row adjustment",
                 "vldmia {p}, {{s25-s26}}",
                 "add {t}, {p}, #8",
                 "vldmia {t}!, {{s8-s15}}",
@@ -313,60 +314,7 @@ macro_rules! run_loop {
                 $setup,
                 "cmp {n}, {end}",
                 "beq 24f",
-                "ldr {t}, [{p}, #64]",
-                "cmp {t}, #2",
-                "bne 40f",
-                // rbf: 2^-w
-                "21:",
-                $dist,
-                exp2!("23"),
-                "22:",
-                c_term!(),
-                $acc,
-                next_point!("21"),
-                "23:",
-                exp2_out_of_range!("22"),
-                "40:",
-                "cmp {t}, #1",
-                "bne 50f",
-                // polynomial: u^degree by repeated squaring
-                "41:",
-                $dist,
-                "ldr {t}, [{p}, #68]",
-                "vmov.f32 s28, #1.0",
-                "vmov.f32 s29, s27",
-                "27:",
-                "lsrs {t}, {t}, #1",
-                "it cs",
-                "vmulcs.f32 s28, s28, s29",
-                "vmul.f32 s29, s29, s29",
-                "bne 27b",
-                c_term!(),
-                $acc,
-                next_point!("41"),
-                // sigmoid: tanh(u) from e = 2^-(2 log2(e) |u|)
-                "50:",
-                $dist,
-                "vmov.f32 s31, s27",
-                "vabs.f32 s27, s27",
-                "vmul.f32 s27, s27, s30",
-                exp2!("35"),
-                "36:",
-                "vmov.f32 s16, #1.0",
-                "vsub.f32 s17, s16, s28",
-                "vadd.f32 s18, s16, s28",
-                "vdiv.f32 s28, s17, s18",
-                "vcmp.f32 s31, #0",
-                "vmrs APSR_nzcv, fpscr",
-                "it mi",
-                "vnegmi.f32 s28, s28",
-                "it vs",
-                "vmovvs.f32 s28, s31",
-                c_term!(),
-                $acc,
-                next_point!("50"),
-                "35:",
-                exp2_out_of_range!("36"),
+                $body,
                 "24:",
                 "add {t}, {p}, #8",
                 "vstmia {t}!, {{s8-s15}}",
@@ -397,112 +345,165 @@ macro_rules! run_loop {
     }};
 }
 
-/// The `asm!` block of one Laplacian variant: `$setup` (x' of register
-/// runs, the row stride), `$dist` (a point's L1 distance into s27), `$acc`
-/// (the A row into the sums); w = gamma log2(e) (s30) times the distance,
-/// then 2^-w as for rbf.
-macro_rules! run_l1 {
-    ($st:expr, $rows:expr, $setup:expr, $dist:expr, $acc:expr) => {{
-        let st: *mut RunState = $st;
-        let rows: RowPtrs = $rows;
-        // SAFETY: the caller's contract (see `run`).
-        let end = unsafe { rows.norms.add(rows.n) };
-        // SAFETY: as in `run_loop!`: the reads are those of `run_rows_rust`
-        // and the exponential's constants, the writes the run's sums and
-        // c'k in `*st`; every s register used is declared clobbered.
-        unsafe {
-            core::arch::asm!(
-                "vldmia {p}, {{s25-s26}}",
-                "add {t}, {p}, #8",
-                "vldmia {t}!, {{s8-s15}}",
-                "vldmia {t}, {{s24}}",
-                "ldr {ks}, [{p}, #60]",
-                "vldr s30, [{p}, #72]",
-                $setup,
-                "cmp {n}, {end}",
-                "beq 24f",
-                "21:",
-                $dist,
-                "vmul.f32 s27, s27, s30",
-                exp2!("23"),
-                "22:",
-                c_term!(),
-                $acc,
-                next_point!("21"),
-                "23:",
-                exp2_out_of_range!("22"),
-                "24:",
-                "add {t}, {p}, #8",
-                "vstmia {t}!, {{s8-s15}}",
-                "vstmia {t}, {{s24}}",
-                p = in(reg) st,
-                kc = in(reg) EXP2_BLOCK.as_ptr(),
-                z = inout(reg) rows.z => _,
-                n = inout(reg) rows.norms => _,
-                c = inout(reg) rows.c => _,
-                a = inout(reg) rows.a => _,
-                end = in(reg) end,
-                ks = out(reg) _,
-                t = out(reg) _,
-                u = out(reg) _,
-                v = out(reg) _,
-                out("s0") _, out("s1") _, out("s2") _, out("s3") _,
-                out("s4") _, out("s5") _, out("s6") _, out("s7") _,
-                out("s8") _, out("s9") _, out("s10") _, out("s11") _,
-                out("s12") _, out("s13") _, out("s14") _, out("s15") _,
-                out("s16") _, out("s17") _, out("s18") _, out("s19") _,
-                out("s20") _, out("s21") _, out("s22") _, out("s23") _,
-                out("s24") _, out("s25") _, out("s26") _, out("s27") _,
-                out("s28") _, out("s29") _, out("s30") _, out("s31") _,
-                options(nostack)
-            );
-        }
-    }};
-}
-
-/// Laplacian register runs: x' into s0-s7, the row stride into {v}.
-macro_rules! l1_register_setup {
-    () => {
-        lines!(
-            "ldr {t}, [{p}, #44]",
-            "vldmia {t}, {{s0-s7}}",
-            "ldr {v}, [{p}, #56]"
+/// The rbf loop: `$dist` (a point's sum into s27), 2^-w, c'k, `$acc`.
+macro_rules! rbf_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            exp2!("23"),
+            "22:\n",
+            c_term!(),
+            $acc,
+            next_point!("21"),
+            "23:\n",
+            exp2_out_of_range!("22"),
         )
     };
 }
 
+/// The Laplacian loop: as rbf, with w = gamma log2(e) (s30) times the L1
+/// distance `$dist` leaves in s27.
+macro_rules! l1_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            "vmul.f32 s27, s27, s30\n",
+            exp2!("23"),
+            "22:\n",
+            c_term!(),
+            $acc,
+            next_point!("21"),
+            "23:\n",
+            exp2_out_of_range!("22"),
+        )
+    };
+}
+
+/// The polynomial loop: u^degree by repeated squaring.
+macro_rules! poly_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            lines!(
+                "@ {kc} {u}: unused by the polynomial",
+                "ldr {t}, [{p}, #68]",
+                "vmov.f32 s28, #1.0",
+                "vmov.f32 s29, s27",
+                "27:",
+                "lsrs {t}, {t}, #1",
+                "it cs",
+                "vmulcs.f32 s28, s28, s29",
+                "vmul.f32 s29, s29, s29",
+                "bne 27b",
+            ),
+            c_term!(),
+            $acc,
+            next_point!("21"),
+        )
+    };
+}
+
+/// The sigmoid loop: tanh(u) from e = 2^-(2 log2(e) |u|).
+macro_rules! sigmoid_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            lines!(
+                "vmov.f32 s31, s27",
+                "vabs.f32 s27, s27",
+                "vmul.f32 s27, s27, s30",
+            ),
+            exp2!("35"),
+            lines!(
+                "36:",
+                "vmov.f32 s16, #1.0",
+                "vsub.f32 s17, s16, s28",
+                "vadd.f32 s18, s16, s28",
+                "vdiv.f32 s28, s17, s18",
+                "vcmp.f32 s31, #0",
+                "vmrs APSR_nzcv, fpscr",
+                "it mi",
+                "vnegmi.f32 s28, s28",
+                "it vs",
+                "vmovvs.f32 s28, s31",
+            ),
+            c_term!(),
+            $acc,
+            next_point!("21"),
+            "35:\n",
+            exp2_out_of_range!("36"),
+        )
+    };
+}
+
+/// The five variants of one kernel's loop `$body`: register runs (x' set
+/// up by `$rsetup`, points read by `$rdot`) for k <= 4 and k <= 8, chunked
+/// runs (`$cdot`) for k <= 4, <= 8 and <= 16.
+macro_rules! variants {
+    ($st:expr, $rows:expr, $body:ident, $rsetup:ident, $rdot:ident, $cdot:ident) => {
+        match (CHUNKED, KR) {
+            (false, 4) => run_block!($st, $rows, $rsetup!(), $body!($rdot!(), a_row4!())),
+            (false, _) => run_block!($st, $rows, $rsetup!(), $body!($rdot!(), a_row8!())),
+            (true, 4) => run_block!($st, $rows, "", $body!($cdot!(), a_row4!())),
+            (true, 8) => run_block!($st, $rows, "", $body!($cdot!(), a_row8!())),
+            (true, _) => run_block!($st, $rows, "", $body!($cdot!(), a_row16!())),
+        }
+    };
+}
+
 /// One run (see [`super::run_rows_rust`], whose results it reproduces bit
-/// for bit), for the rbf, polynomial, sigmoid and Laplacian kernels.
+/// for bit) of the `kernel` (rbf, polynomial, sigmoid or Laplacian): one
+/// `asm!` block per kernel and variant, so a caller whose kernel is a
+/// constant links only that kernel's blocks.
 ///
 /// # Safety
 /// As [`super::run_rows_rust`].
 #[inline(always)]
 #[allow(unsafe_code)]
-pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(st: &mut RunState, rows: RowPtrs) {
-    let l1 = st.kernel == super::LAPLACIAN;
+pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(
+    st: &mut RunState,
+    rows: RowPtrs,
+    kernel: u32,
+) {
     let st: *mut RunState = st;
-    match (l1, CHUNKED, KR) {
-        (false, false, 4) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row4!()),
-        (false, false, _) => run_loop!(st, rows, register_setup!(), register_dot!(), a_row8!()),
-        (false, true, 4) => run_loop!(st, rows, "", chunked_dot!(), a_row4!()),
-        (false, true, 8) => run_loop!(st, rows, "", chunked_dot!(), a_row8!()),
-        (false, true, _) => run_loop!(st, rows, "", chunked_dot!(), a_row16!()),
-        (true, false, 4) => run_l1!(
+    match kernel {
+        super::RBF => variants!(
             st,
             rows,
-            l1_register_setup!(),
-            l1_register_dot!(),
-            a_row4!()
+            rbf_body,
+            register_setup,
+            register_dot,
+            chunked_dot
         ),
-        (true, false, _) => run_l1!(
+        super::POLYNOMIAL => {
+            variants!(
+                st,
+                rows,
+                poly_body,
+                register_setup,
+                register_dot,
+                chunked_dot
+            )
+        }
+        super::LAPLACIAN => variants!(
             st,
             rows,
-            l1_register_setup!(),
-            l1_register_dot!(),
-            a_row8!()
+            l1_body,
+            register_setup,
+            l1_register_dot,
+            l1_chunked_dot
         ),
-        (true, true, 4) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row4!()),
-        (true, true, 8) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row8!()),
-        (true, true, _) => run_l1!(st, rows, "", l1_chunked_dot!(), a_row16!()),
+        _ => variants!(
+            st,
+            rows,
+            sigmoid_body,
+            register_setup,
+            register_dot,
+            chunked_dot
+        ),
     }
 }
