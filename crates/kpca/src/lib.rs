@@ -107,7 +107,6 @@ extern crate std;
 pub mod crc32;
 pub mod error;
 pub mod fastmath;
-mod fewpoints;
 pub mod fit_info;
 pub mod format;
 pub mod kernel;

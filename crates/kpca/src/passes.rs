@@ -1,6 +1,7 @@
-//! The register passes over the stored points: c'k_x and A'k_x for the rbf,
-//! polynomial, sigmoid and Laplacian kernels, d <= [`MAX_FAST_DIM`] and any
-//! k, with the sums in registers.
+//! The register passes over the stored points: c'k_x and A'k_x for every
+//! kernel, d <= [`MAX_FAST_DIM`] and any k, with the sums in registers (the
+//! linear and cosine models the fit folds into a d x k map, k + 1 points,
+//! take them too: about d (k + 1) multiply-adds and no exponential).
 //!
 //! Each stored point is read as W = 8·ceil(d/8) floats in groups of 8
 //! against x' staged (scaled for the kernel) with zeros where the read goes
@@ -42,6 +43,8 @@ const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
 const SIGMOID: u32 = KernelId::Sigmoid as u32;
 const LAPLACIAN: u32 = KernelId::Laplacian as u32;
+const LINEAR: u32 = KernelId::Linear as u32;
+const COSINE: u32 = KernelId::Cosine as u32;
 
 /// One run of stored points `start..end` read in one direction per section.
 #[derive(Clone, Copy)]
@@ -117,7 +120,7 @@ pub(crate) struct Input<'x> {
 /// backward run (the W floats ending at the row's end). `None` (nothing
 /// written) when W floats do not fit (d > [`MAX_FAST_DIM`]).
 #[allow(unsafe_code)]
-pub(crate) fn stage_input(
+fn stage_input(
     x: &Input<'_>,
     scale: f32,
     back: bool,
@@ -174,6 +177,11 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, kernel: u32, sq_norm: f32
             st.post_scale = g;
             1.0
         }
+        LINEAR => 1.0,
+        COSINE => {
+            st.post_scale = crate::fastmath::sqrt(sq_norm);
+            1.0
+        }
         _ => {
             st.base = r.coef0;
             st.post_scale = 2.0 * core::f32::consts::LOG2_E;
@@ -184,12 +192,11 @@ fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, kernel: u32, sq_norm: f32
 
 /// c'k_x (returned) and A'k_x (added into `y[..k]`) by a register pass, for
 /// the input `x` (length d); `None` (nothing added) when no pass applies:
-/// the linear and cosine kernels, d > [`MAX_FAST_DIM`], or a model too
-/// small to read in either direction.
+/// d > [`MAX_FAST_DIM`], or a model too small to read in either direction.
 ///
 /// `kernel` is the model's kernel id (a constant in the per-kernel entry
 /// points, so only its code is kept); `stage` is the caller's scratch for
-/// x' (one per call, shared with the few-point pass so the frame holds one).
+/// x'.
 ///
 /// The passes: d <= 8 and k <= 8, register runs (x' in 8 registers);
 /// otherwise chunked runs. Sums: 4 for k <= 4, 8 for k <= 8, and for k > 8
@@ -205,8 +212,10 @@ pub(crate) fn accumulate_fast(
     stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<f32> {
     let (d, m, k) = model.dims();
-    if !matches!(kernel, RBF | POLYNOMIAL | SIGMOID | LAPLACIAN)
-        || x.raw.len() != d
+    if !matches!(
+        kernel,
+        LINEAR | POLYNOMIAL | RBF | LAPLACIAN | SIGMOID | COSINE
+    ) || x.raw.len() != d
         || d > MAX_FAST_DIM
     {
         return None;

@@ -7,15 +7,12 @@
 //! pass over the stored points, in one stack frame (720 bytes on a Cortex-M4F
 //! with the C entry point's):
 //!
-//! - RBF, polynomial, sigmoid and Laplacian models with d <= 64 and any k
-//!   take the register passes ([`crate::passes`]): x' staged once, each stored point
+//! - Models of every kernel with d <= 64 and any k take the register
+//!   passes ([`crate::passes`]): x' staged once, each stored point
 //!   read in groups of 8 floats, the component sums in registers; on
 //!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
 //!   same operations in Rust, so the results are the same bit for bit.
-//! - Linear and cosine models of at most 17 points with d <= 64 (the folded
-//!   linear maps the fit writes, k + 1 points) take the few-point pass
-//!   ([`crate::fewpoints`]): x' staged once, x'z four floats at a time.
-//! - d > 64, larger unfolded linear and cosine models
+//! - d > 64
 //!   and models too small for the passes' 8-float reads take the general
 //!   path ([`accumulate`]): one point at a time, x' standardised on the fly,
 //!   then [`kernel_value`].
@@ -32,7 +29,7 @@ use crate::error::Error;
 use crate::fastmath;
 use crate::kernel::{cosine, powi, KernelId};
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-use crate::{fewpoints, passes};
+use crate::passes;
 
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
@@ -270,11 +267,7 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
     let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y, kernel, &mut stage) {
         Some(ck) => ck,
-        None => match fewpoints::accumulate_few(model, &input, sq_norm, &mut y, kernel, &mut stage)
-        {
-            Some(ck) => ck,
-            None => accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut y, 0),
-        },
+        None => accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut y, 0),
     };
     let mut sum_sq = 0.0f32;
     probe = 0.0;
@@ -426,8 +419,8 @@ mod tests {
     }
 
     /// Every path (the register passes, in registers for d <= 8 and k <= 8 and
-    /// by chunks of 8 otherwise; the few-point pass of linear and cosine
-    /// models up to 17 points; the rest, one point at a time) against an f64
+    /// by chunks of 8 otherwise, for every kernel, folded linear and cosine
+    /// maps of k + 1 points included; the rest, one point at a time) against an f64
     /// evaluation, over sizes around the path limits, including m < 4 and k < 4
     /// (whose register paths read into the next rows or repeat the last entry).
     #[test]

@@ -2,8 +2,8 @@
 //! of stored points, the sums in registers.
 //!
 //! [`run_rows_rust`] is ordinary Rust, for every target and every kernel of
-//! the passes (rbf, polynomial, sigmoid: a sum of products; Laplacian: a sum
-//! of absolute differences over exactly d floats per point). On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
+//! the passes (linear, polynomial, rbf, sigmoid, cosine: a sum of products;
+//! Laplacian: a sum of absolute differences over exactly d floats per point). On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
 //! same loop written in assembly (`rowloop/asm.rs`) instead, for one reason: the
 //! instructions per stored point. The Rust loop spends a third of them on
 //! single-float loads and register copies (each feature, each A entry, each
@@ -34,6 +34,8 @@ use crate::loads::{load4, load8};
 const RBF: u32 = KernelId::Rbf as u32;
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const LAPLACIAN: u32 = KernelId::Laplacian as u32;
+const LINEAR: u32 = KernelId::Linear as u32;
+const COSINE: u32 = KernelId::Cosine as u32;
 
 /// Everything a run needs besides its row pointers, in the layout the
 /// assembly reads (byte offsets in the comments, asserted below).
@@ -59,13 +61,14 @@ pub(crate) struct RunState {
     pub(crate) d_bytes: u32,
     /// 60: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 64: the kernel id (rbf, polynomial, sigmoid or Laplacian); the loops
+    /// 64: the kernel id (any of the six); the loops
     /// take it as an argument too, a constant where the caller's is.
     pub(crate) kernel: u32,
     /// 68: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
     /// 72: scales the exponential's argument: 2 log2(e) times |u| for the
-    /// sigmoid, gamma log2(e) times the L1 distance for the Laplacian.
+    /// sigmoid, gamma log2(e) times the L1 distance for the Laplacian; for
+    /// the cosine, ‖x'‖ (the kernel value is x'z / (‖x'‖ ‖z‖)).
     pub(crate) post_scale: f32,
     /// 76: k > 8: bytes from an A row's start to its second group of 8
     /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
@@ -102,10 +105,20 @@ pub(crate) struct RowPtrs {
     pub(crate) n: usize,
 }
 
-/// The kernel value from a point's sum.
+/// The kernel value from a point's sum (and, for the cosine, its ‖z‖²).
 #[inline(always)]
-fn value(kernel: u32, st: &RunState, sum: f32) -> f32 {
+fn value(kernel: u32, st: &RunState, sum: f32, norm: f32) -> f32 {
     match kernel {
+        LINEAR => sum,
+        // As crate::kernel::cosine, with sqrt(‖x'‖²) computed once per call.
+        COSINE => {
+            let denom = st.post_scale * crate::fastmath::sqrt(norm);
+            if denom > 0.0 {
+                sum / denom
+            } else {
+                0.0
+            }
+        }
         RBF => exp2_neg_with(sum, EXP2_BLOCK),
         LAPLACIAN => exp2_neg_with(sum * st.post_scale, EXP2_BLOCK),
         POLYNOMIAL => powi(sum, st.degree),
@@ -223,7 +236,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
         while np != end {
             crate::project::keep_rolled();
             let sum = point_sum::<CHUNKED>(kernel, st, &h, zp, *np);
-            let kv = value(kernel, st, sum);
+            let kv = value(kernel, st, sum, *np);
             ck += kv * *cp;
             if KR == 4 {
                 for (sl, al) in sums.iter_mut().zip(load4(ap)) {

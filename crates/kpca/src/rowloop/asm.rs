@@ -440,6 +440,48 @@ macro_rules! sigmoid_body {
     };
 }
 
+/// The linear loop: the kernel value is the sum itself.
+macro_rules! linear_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            lines!(
+                "@ {kc} {u}: unused by the linear kernel",
+                "vmov.f32 s28, s27"
+            ),
+            c_term!(),
+            $acc,
+            next_point!("21"),
+        )
+    };
+}
+
+/// The cosine loop: x'z (s27) over ‖x'‖ (s30) times ‖z‖ (the square root
+/// of the norm the point read left in s28), 0 where that product is not
+/// positive ([`crate::kernel::cosine`] step for step).
+macro_rules! cosine_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            lines!(
+                "@ {kc} {u}: unused by the cosine kernel",
+                "vsqrt.f32 s29, s28",
+                "vmul.f32 s29, s30, s29",
+                "vsub.f32 s28, s28, s28",
+                "vcmp.f32 s29, #0",
+                "vmrs APSR_nzcv, fpscr",
+                "it gt",
+                "vdivgt.f32 s28, s27, s29",
+            ),
+            c_term!(),
+            $acc,
+            next_point!("21"),
+        )
+    };
+}
+
 /// The five variants of one kernel's loop `$body`: register runs (x' set
 /// up by `$rsetup`, points read by `$rdot`) for k <= 4 and k <= 8, chunked
 /// runs (`$cdot`) for k <= 4, <= 8 and <= 16.
@@ -456,7 +498,7 @@ macro_rules! variants {
 }
 
 /// One run (see [`super::run_rows_rust`], whose results it reproduces bit
-/// for bit) of the `kernel` (rbf, polynomial, sigmoid or Laplacian): one
+/// for bit) of the `kernel` (any of the six): one
 /// `asm!` block per kernel and variant, so a caller whose kernel is a
 /// constant links only that kernel's blocks.
 ///
@@ -489,14 +531,36 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(
                 chunked_dot
             )
         }
-        super::LAPLACIAN => variants!(
-            st,
-            rows,
-            l1_body,
-            register_setup,
-            l1_register_dot,
-            l1_chunked_dot
-        ),
+        super::LAPLACIAN => {
+            variants!(
+                st,
+                rows,
+                l1_body,
+                register_setup,
+                l1_register_dot,
+                l1_chunked_dot
+            )
+        }
+        super::LINEAR => {
+            variants!(
+                st,
+                rows,
+                linear_body,
+                register_setup,
+                register_dot,
+                chunked_dot
+            )
+        }
+        super::COSINE => {
+            variants!(
+                st,
+                rows,
+                cosine_body,
+                register_setup,
+                register_dot,
+                chunked_dot
+            )
+        }
         _ => variants!(
             st,
             rows,
