@@ -11,7 +11,10 @@
  * BENCH_OP selects what the loop calls (0 nothing, 1 kpca_project,
  * 2 kpca_anomaly_score, 3 the C baseline rbf_baseline_project on the same model
  * arrays, 4 kpca_project_and_score, 5 the model's kernel's own entry point
- * BENCH_PROJECT, kpca_rbf_project and so on). The call count is a volatile in .data, so builds with 0 and N calls
+ * BENCH_PROJECT, kpca_rbf_project and so on, 6 CMSIS-DSP's
+ * arm_svm_rbf_predict_f32 on the same stored points with c as its dual
+ * coefficients: one output, no score; scripts/peers/cmsis-dsp-cost.sh builds
+ * it with CMSIS-DSP's sources). The call count is a volatile in .data, so builds with 0 and N calls
  * differ only in that word: (count(N) - count(0)) / N is the cost of one call.
  * Exit status 0 when the self-check passed.
  */
@@ -37,6 +40,10 @@
  * (scripts/firmware-targets.sh). */
 #ifndef SELF_CHECK_REL_TOL
 #define SELF_CHECK_REL_TOL 1e-5f
+#endif
+
+#if BENCH_OP == 6
+#include "dsp/svm_functions.h"
 #endif
 
 __attribute__((section(".data.bench_calls")))
@@ -97,6 +104,12 @@ int main(void)
     semihost_printf("baseline stack %u B\n", (unsigned)stack_high_water());
 #endif
 
+#if BENCH_OP == 6
+    static const int32_t classes[2] = { 0, 1 };
+    arm_svm_rbf_instance_f32 svm;
+    int32_t label = 0;
+    arm_svm_rbf_init_f32(&svm, BENCH_M, BENCH_D, 0.0f, model.c, model.points, classes, model.gamma);
+#endif
     uint32_t n = bench_calls;
     for (uint32_t i = 0; i < n; ++i) {
         const float *x = bench_xs + (i & (BENCH_N_TEST - 1)) * BENCH_D;
@@ -115,6 +128,9 @@ int main(void)
 #elif BENCH_OP == 5
         (void)BENCH_PROJECT(&model, x, BENCH_D, y, BENCH_K);
         bench_sink = y[0];
+#elif BENCH_OP == 6
+        arm_svm_rbf_predict_f32(&svm, x, &label);
+        bench_sink = (float)label;
 #else
         bench_sink = x[0];
 #endif

@@ -229,7 +229,25 @@ pub(crate) fn accumulate_fast(
     };
     // The floats read per point: W = 8·ceil(d/8), or d for the Laplacian.
     let width = if l1 { d } else { 8 * d.div_ceil(8) };
-    let runs = segments(m, (d, width), (k, kr.min(8)))?;
+    let runs = if width <= d && kr.min(8) <= k {
+        // Every row's reads end inside it (d a multiple of 8, or the
+        // Laplacian; and k = 4, k = 8 or k > 8): one forward run, no split
+        // to work out.
+        let whole = Run {
+            start: 0,
+            end: m,
+            z_back: false,
+            a_back: false,
+        };
+        let empty = Run {
+            start: m,
+            end: m,
+            ..whole
+        };
+        [whole, empty, empty]
+    } else {
+        segments(m, (d, width), (k, kr.min(8)))?
+    };
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
     let mut st = RunState {

@@ -187,6 +187,21 @@ fn accumulate<const KERNEL: u32>(
     ck
 }
 
+/// Whether x' (x standardised when the model standardises) is 0 in every
+/// feature: the cosine's check where ‖x'‖² underflows, so not on the
+/// common path.
+#[inline(never)]
+fn is_zero_input(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> bool {
+    match standardization {
+        Some((mean, inv_std)) => x
+            .iter()
+            .zip(mean)
+            .zip(inv_std)
+            .all(|((&xj, &mj), &sj)| (xj - mj) * sj == 0.0),
+        None => x.iter().all(|&xj| xj == 0.0),
+    }
+}
+
 /// `evaluate::<ANY_KERNEL>` serves models of every kernel.
 pub(crate) const ANY_KERNEL: u32 = u32::MAX;
 
@@ -225,25 +240,21 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     let standardization = model.standardization();
     // The components' sums, y[..k] (-0.0 is the exact additive identity).
     let mut y = [-0.0f32; MAX_COMPONENTS];
-    // ‖x'‖², ‖x'‖₁ (0 exactly when x' = 0, even where ‖x'‖² underflows) and a
-    // probe that is NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN
-    // otherwise).
+    // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
+    // finite x, NaN otherwise).
     let mut sq_norm = 0.0f32;
-    let mut abs_sum = 0.0f32;
     let mut probe = 0.0f32;
     if let Some((mean, inv_std)) = standardization {
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             keep_rolled();
             let v = (xj - mj) * sj;
             sq_norm += v * v;
-            abs_sum += libm::fabsf(v);
             probe += xj * 0.0;
         }
     } else {
         for &xj in x {
             keep_rolled();
             sq_norm += xj * xj;
-            abs_sum += libm::fabsf(xj);
             probe += xj * 0.0;
         }
     }
@@ -254,8 +265,10 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     // below the normal range for a non-zero x', the direction of x' is lost in
     // f32 and the kernel values would all come out 0. That is reported
     // (NonFiniteResult), not returned as a result.
+    // (x' = 0 exactly is a valid input: every kernel value is 0.)
     if kernel == COSINE
-        && !(sq_norm.is_finite() && (sq_norm >= f32::MIN_POSITIVE || abs_sum == 0.0))
+        && !(sq_norm.is_finite()
+            && (sq_norm >= f32::MIN_POSITIVE || is_zero_input(x, standardization)))
     {
         return Err(Error::NonFiniteResult);
     }
