@@ -165,7 +165,6 @@ fn stage_input(
 fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> f32 {
     let r = model.as_raw();
     let g = r.gamma * core::f32::consts::LOG2_E;
-    st.kernel = kernel;
     st.degree = r.degree;
     match kernel {
         RBF => {
@@ -344,7 +343,6 @@ pub(crate) fn accumulate_fast(
         tail: if l1 { 0 } else { 4 * (d as i32 - width as i32) },
         d_bytes: (4 * d) as u32,
         k_bytes: (4 * k) as u32,
-        kernel: 0,
         degree: 0,
         post_scale: 0.0,
         group2: (4 * k.saturating_sub(8)) as u32,

@@ -61,21 +61,18 @@ pub(crate) struct RunState {
     pub(crate) d_bytes: u32,
     /// 60: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 64: the kernel id (any of the six); the loops
-    /// take it as an argument too, a constant where the caller's is.
-    pub(crate) kernel: u32,
-    /// 68: the polynomial's degree (1..=16).
+    /// 64: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
-    /// 72: scales the exponential's argument: 2 log2(e) times |u| for the
+    /// 68: scales the exponential's argument: 2 log2(e) times |u| for the
     /// sigmoid, gamma log2(e) times the L1 distance for the Laplacian; for
     /// the cosine, ‖x'‖ (the kernel value is x'z / (‖x'‖ ‖z‖)).
     pub(crate) post_scale: f32,
-    /// 76: k > 8: bytes from an A row's start to its second group of 8
+    /// 72: k > 8: bytes from an A row's start to its second group of 8
     /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
     pub(crate) group2: u32,
-    /// 80: the second group's sums (k > 8; in: -0.0).
+    /// 76: the second group's sums (k > 8; in: -0.0).
     pub(crate) sums2: [f32; 8],
-    /// 112: Laplacian chunked runs: the d mod 8 floats read one at a time
+    /// 108: Laplacian chunked runs: the d mod 8 floats read one at a time
     /// after the `full` chunks (0 for the other kernels).
     pub(crate) rest: u32,
 }
@@ -88,10 +85,9 @@ const _: () = {
     assert!(offset_of!(RunState, sums) == 8 && offset_of!(RunState, ck) == 40);
     assert!(offset_of!(RunState, x) == 44 && offset_of!(RunState, full) == 48);
     assert!(offset_of!(RunState, tail) == 52 && offset_of!(RunState, d_bytes) == 56);
-    assert!(offset_of!(RunState, k_bytes) == 60 && offset_of!(RunState, kernel) == 64);
-    assert!(offset_of!(RunState, degree) == 68 && offset_of!(RunState, post_scale) == 72);
-    assert!(offset_of!(RunState, group2) == 76 && offset_of!(RunState, sums2) == 80);
-    assert!(offset_of!(RunState, rest) == 112);
+    assert!(offset_of!(RunState, k_bytes) == 60 && offset_of!(RunState, degree) == 64);
+    assert!(offset_of!(RunState, post_scale) == 68 && offset_of!(RunState, group2) == 72);
+    assert!(offset_of!(RunState, sums2) == 76 && offset_of!(RunState, rest) == 108);
 };
 
 /// The row pointers of one run: its first point's read, norm, c and A row
@@ -225,7 +221,6 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
     rows: RowPtrs,
     kernel: u32,
 ) {
-    debug_assert_eq!(st.kernel, kernel);
     let (d, k) = (st.d_bytes as usize / 4, st.k_bytes as usize / 4);
     // SAFETY: the caller's contract.
     unsafe {
@@ -264,8 +259,8 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
     }
 }
 
-/// One run of the `kernel` (`st.kernel`, given again so that a caller whose
-/// kernel is a constant gets only that kernel's code): the assembly on
+/// One run of the `kernel` (an argument, so that a caller whose kernel is a
+/// constant gets only that kernel's code): the assembly on
 /// hard-float Arm, [`run_rows_rust`] elsewhere (the same results).
 ///
 /// # Safety

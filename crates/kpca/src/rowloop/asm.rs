@@ -173,9 +173,9 @@ macro_rules! l1_lanes_1_to_7 {
     };
 }
 
-/// Laplacian register runs (d = 8, x' in s0-s7): w = ‖x' - z‖₁ into s27,
-/// from |x'_0 - z_0| (which equals 0 + |x'_0 - z_0|, the Rust loop's first
-/// step) in feature order.
+/// Laplacian register runs (d = 8, x' in s0-s7): ‖x' - z‖₁ from
+/// |x'_0 - z_0| (which equals 0 + |x'_0 - z_0|, the Rust loop's first step)
+/// in feature order, then w = gamma log2(e) (s30) times it into s27.
 macro_rules! l1_register_dot {
     () => {
         concat!(
@@ -186,14 +186,14 @@ macro_rules! l1_register_dot {
                 "vabs.f32 s27, s16",
             ),
             l1_lanes_1_to_7!(),
-            lines!("add {z}, {z}, {v}"),
+            lines!("add {z}, {z}, {v}", "vmul.f32 s27, s27, s30"),
         )
     };
 }
 
-/// Laplacian chunked runs: w = ‖x' - z‖₁ into s27 from 0, `full` chunks of
-/// 8 floats, then `rest` single floats (d floats in all, nothing past the
-/// point's row).
+/// Laplacian chunked runs: ‖x' - z‖₁ from 0, `full` chunks of 8 floats,
+/// then `rest` single floats (d floats in all, nothing past the point's
+/// row), then w = gamma log2(e) (s30) times it into s27.
 macro_rules! l1_chunked_dot {
     () => {
         concat!(
@@ -215,7 +215,7 @@ macro_rules! l1_chunked_dot {
                 "subs {u}, {u}, #1",
                 "bne 25b",
                 "26:",
-                "ldr {u}, [{p}, #112]",
+                "ldr {u}, [{p}, #108]",
                 "cmp {u}, #0",
                 "beq 28f",
                 "27:",
@@ -227,6 +227,7 @@ macro_rules! l1_chunked_dot {
                 "subs {u}, {u}, #1",
                 "bne 27b",
                 "28:",
+                "vmul.f32 s27, s27, s30",
             ),
         )
     };
@@ -269,10 +270,10 @@ macro_rules! a_row16 {
         concat!(
             a_row8!(),
             lines!(
-                "ldr {t}, [{p}, #76]",
+                "ldr {t}, [{p}, #72]",
                 "add {t}, {a}, {t}",
                 "vldmia {t}, {{s16-s23}}",
-                "add {u}, {p}, #80",
+                "add {u}, {p}, #76",
                 "vldmia {u}, {{s0-s7}}",
                 "vmla.f32 s0, s28, s16",
                 "vmla.f32 s1, s28, s17",
@@ -310,7 +311,7 @@ macro_rules! run_block {
                 "vldmia {t}!, {{s8-s15}}",
                 "vldmia {t}, {{s24}}",
                 "ldr {ks}, [{p}, #60]",
-                "vldr s30, [{p}, #72]",
+                "vldr s30, [{p}, #68]",
                 $setup,
                 "cmp {n}, {end}",
                 "beq 24f",
@@ -345,31 +346,13 @@ macro_rules! run_block {
     }};
 }
 
-/// The rbf loop: `$dist` (a point's sum into s27), 2^-w, c'k, `$acc`.
+/// The rbf and Laplacian loop: `$dist` (a point's exponent w into s27),
+/// 2^-w, c'k, `$acc`.
 macro_rules! rbf_body {
     ($dist:expr, $acc:expr) => {
         concat!(
             "21:\n",
             $dist,
-            exp2!("23"),
-            "22:\n",
-            c_term!(),
-            $acc,
-            next_point!("21"),
-            "23:\n",
-            exp2_out_of_range!("22"),
-        )
-    };
-}
-
-/// The Laplacian loop: as rbf, with w = gamma log2(e) (s30) times the L1
-/// distance `$dist` leaves in s27.
-macro_rules! l1_body {
-    ($dist:expr, $acc:expr) => {
-        concat!(
-            "21:\n",
-            $dist,
-            "vmul.f32 s27, s27, s30\n",
             exp2!("23"),
             "22:\n",
             c_term!(),
@@ -389,7 +372,7 @@ macro_rules! poly_body {
             $dist,
             lines!(
                 "@ {kc} {u}: unused by the polynomial",
-                "ldr {t}, [{p}, #68]",
+                "ldr {t}, [{p}, #64]",
                 "vmov.f32 s28, #1.0",
                 "vmov.f32 s29, s27",
                 "27:",
@@ -535,7 +518,7 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(
             variants!(
                 st,
                 rows,
-                l1_body,
+                rbf_body,
                 register_setup,
                 l1_register_dot,
                 l1_chunked_dot
