@@ -53,7 +53,7 @@
  * The model blob format version this library writes (it reads this one and
  * every older one down to KPCA_OLDEST_FORMAT_VERSION).
  */
-#define KPCA_FORMAT_VERSION 3
+#define KPCA_FORMAT_VERSION 4
 
 /**
  * `kpca_model.flags` bit: inputs are standardised (mean and inv_std set).
@@ -64,6 +64,17 @@
  * `kpca_model.flags` bit: the stored points are a folded linear map.
  */
 #define KPCA_FLAG_LINEAR_MAP 2
+
+/**
+ * `kpca_model.flags` bit: the model has optional sections (a pre-image map,
+ * a regression head; see n_preimage and n_targets).
+ */
+#define KPCA_FLAG_SECTIONS 4
+
+/**
+ * Largest number of regression targets a model may have.
+ */
+#define KPCA_MAX_TARGETS 16
 
 /**
  * The oldest model blob format version this library reads.
@@ -96,12 +107,12 @@
  * `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
  * microcontroller and RISC-V core), in bytes; alignment 4.
  */
-#define KPCA_MODEL_SIZE_ILP32 88
+#define KPCA_MODEL_SIZE_ILP32 112
 
 /**
  * `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
  */
-#define KPCA_MODEL_SIZE_LP64 120
+#define KPCA_MODEL_SIZE_LP64 160
 
 /**
  * Kernel id: linear, x'z.
@@ -210,6 +221,14 @@ typedef struct kpca_model {
    */
   uint32_t flags;
   /**
+   * Rows n of the pre-image map (0 when the model has none).
+   */
+  uint32_t n_preimage;
+  /**
+   * Regression targets t (0 when the model has no regression head).
+   */
+  uint32_t n_targets;
+  /**
    * Per-feature mean (d floats), or NULL when inputs are not standardised.
    */
   const float *mean;
@@ -242,6 +261,22 @@ typedef struct kpca_model {
    * scikit-learn's eigenvalues_; a format-1 Nystrom blob stored mu_l / n).
    */
   const float *eigenvalues;
+  /**
+   * Pre-image map: training score vectors, n x k, or NULL.
+   */
+  const float *preimage_scores;
+  /**
+   * Pre-image map: dual coefficients, n x d, or NULL.
+   */
+  const float *preimage_coef;
+  /**
+   * Regression head: weights, k x t (component l, target j at l * t + j), or NULL.
+   */
+  const float *reg_weights;
+  /**
+   * Regression head: intercepts, t, or NULL.
+   */
+  const float *reg_intercept;
 } kpca_model;
 
 /**
@@ -380,6 +415,24 @@ typedef struct kpca_model {
  */
 #define KPCA_ERR_KERNEL_MISMATCH 26
 
+/**
+ * The blob's table of optional sections (format 4) is malformed: an unknown,
+ * repeated or out-of-order tag, or a section count out of range.
+ */
+#define KPCA_ERR_BAD_SECTION 27
+
+/**
+ * kpca_reconstruct on a model without a pre-image section (fit it with
+ * `kpca fit --inverse-transform`).
+ */
+#define KPCA_ERR_NO_PREIMAGE 28
+
+/**
+ * kpca_predict on a model without a regression head (fit it with
+ * `kpca fit --target FILE`).
+ */
+#define KPCA_ERR_NO_REGRESSION 29
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -462,6 +515,39 @@ kpca_status kpca_is_anomaly(const struct kpca_model *model,
                             uint8_t *is_anomaly);
 
 /**
+ * The pre-image of `x` (`x_len` = d floats) into `out[0..d]` (`out_len` >= d):
+ * the model's learned map from the coordinates of `x` back to the input space,
+ * in the input's units; `x[j] - out[j]` is feature j's residual (which sensor
+ * channel is off). `KPCA_ERR_NO_PREIMAGE` when the model has no pre-image
+ * section. `out` is written only on success for d <= 64; for wider inputs it
+ * may be overwritten before `KPCA_ERR_NON_FINITE_RESULT`.
+ *
+ * # Safety
+ * As `kpca_project`, with `out` valid for writing `out_len` floats.
+ */
+kpca_status kpca_reconstruct(const struct kpca_model *model,
+                             const float *x,
+                             size_t x_len,
+                             float *out,
+                             size_t out_len);
+
+/**
+ * The model's regression predictions for `x` (`x_len` = d floats) into
+ * `out[0..t]` (`out_len` >= t, t from `kpca_model_n_targets`): kernel
+ * principal component regression, intercept + W' y over the coordinates y of
+ * `x`. `KPCA_ERR_NO_REGRESSION` when the model has no regression head. `out`
+ * is written only on success.
+ *
+ * # Safety
+ * As `kpca_project`, with `out` valid for writing `out_len` floats.
+ */
+kpca_status kpca_predict(const struct kpca_model *model,
+                         const float *x,
+                         size_t x_len,
+                         float *out,
+                         size_t out_len);
+
+/**
  * Projects `n = xs_len / d` row-major vectors into `out` (n x k, `out_len` >= n*k).
  * Every input is checked before anything is written; on
  * `KPCA_ERR_NON_FINITE_RESULT` the rows before the failing one were written.
@@ -511,6 +597,15 @@ kpca_status kpca_model_n_components(const struct kpca_model *model, size_t *n_co
  * `model` NULL or loaded; `n_points` NULL or valid for writing.
  */
 kpca_status kpca_model_n_points(const struct kpca_model *model, size_t *n_points);
+
+/**
+ * The model's number of regression targets t (the length `kpca_predict`
+ * writes; 0 when the model has no regression head).
+ *
+ * # Safety
+ * `model` NULL or loaded; `n_targets` NULL or valid for writing.
+ */
+kpca_status kpca_model_n_targets(const struct kpca_model *model, size_t *n_targets);
 
 /**
  * The model's anomaly threshold (0 when unset).

@@ -8,7 +8,7 @@
  * unloaded model structs (and loaded ones with the marker, sizes or kernel
  * id changed), an unset threshold; outputs and the
  * model struct must be untouched on every failure. A table at the end checks
- * that every status code 1..26 was produced by at least one call, except the
+ * that every status code 1..29 was produced by at least one call, except the
  * three that cannot arise through the C API (see NOT_VIA_C_API).
  *
  * The valid models come from `cargo xtask gen-model c-tests` (c_test_models.h/.c,
@@ -38,7 +38,7 @@ typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE
 /* ---------------------------------------------------------------- harness */
 
 static unsigned n_passed, n_failed;
-static unsigned long seen[27]; /* calls that returned each status */
+static unsigned long seen[30]; /* calls that returned each status */
 static const char *context = "";
 
 static void check_at(int ok, const char *what, int line)
@@ -54,7 +54,7 @@ static void check_at(int ok, const char *what, int line)
 
 static void note(kpca_status st)
 {
-    if (st >= 0 && st <= 26) {
+    if (st >= 0 && st <= 29) {
         seen[st]++;
     }
 }
@@ -886,6 +886,88 @@ static void test_unloaded_and_tampered(void)
     context = "";
 }
 
+/* ------------------------------------------------------ optional sections */
+
+/* Relative agreement with the host's f32 result (the same code: rounding only
+ * from a different compiler's scheduling of the same operations). */
+static int near(float got, float want)
+{
+    return fabsf(got - want) <= 1e-5f * (1.0f + fabsf(want));
+}
+
+/* kpca_reconstruct and kpca_predict: the host's results; every bad argument
+ * its own status with the output untouched; models without the sections
+ * KPCA_ERR_NO_PREIMAGE / KPCA_ERR_NO_REGRESSION; a damaged section table
+ * KPCA_ERR_BAD_SECTION. */
+static void test_sections(void)
+{
+    const struct c_test_model *m = tm(C_TEST_MODEL_HEADS);
+    const struct c_test_model *plain = tm(C_TEST_MODEL_RBF_STD);
+    struct kpca_model model = loaded(m), other = loaded(plain);
+    size_t d = m->dim, t = m->n_targets, j, i, n_t = 99, len, at;
+    float out[8], nan_x[8];
+    int ok = 1;
+    context = "sections";
+    EXPECT(kpca_model_n_targets(&model, &n_t), KPCA_OK);
+    CHECK(n_t == t && model.n_targets == t && model.n_preimage > 0);
+    CHECK((model.flags & KPCA_FLAG_SECTIONS) != 0);
+    for (j = 0; j < C_TEST_N_VECTORS; j++) {
+        const float *x = m->xs + j * d;
+        EXPECT(kpca_reconstruct(&model, x, d, out, d), KPCA_OK);
+        for (i = 0; i < d; i++) {
+            ok &= near(out[i], m->recons[j * d + i]);
+        }
+        EXPECT(kpca_predict(&model, x, d, out, t), KPCA_OK);
+        for (i = 0; i < t; i++) {
+            ok &= near(out[i], m->preds[j * t + i]);
+        }
+    }
+    CHECK(ok);
+    for (i = 0; i < d; i++) {
+        nan_x[i] = m->xs[i];
+    }
+    nan_x[1] = NAN;
+    fill(out, 8);
+    EXPECT(kpca_reconstruct(NULL, m->xs, d, out, d), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_reconstruct(&model, NULL, d, out, d), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_reconstruct(&model, m->xs, d, NULL, d), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_reconstruct(&model, m->xs, d - 1, out, d), KPCA_ERR_INPUT_LENGTH);
+    EXPECT(kpca_reconstruct(&model, m->xs, d, out, d - 1), KPCA_ERR_OUTPUT_LENGTH);
+    EXPECT(kpca_reconstruct(&model, nan_x, d, out, d), KPCA_ERR_NON_FINITE_INPUT);
+    EXPECT(kpca_reconstruct(&other, plain->xs, plain->dim, out, 8), KPCA_ERR_NO_PREIMAGE);
+    EXPECT(kpca_predict(NULL, m->xs, d, out, t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_predict(&model, NULL, d, out, t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_predict(&model, m->xs, d, NULL, t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_predict(&model, m->xs, d + 1, out, t), KPCA_ERR_INPUT_LENGTH);
+    EXPECT(kpca_predict(&model, m->xs, d, out, t - 1), KPCA_ERR_OUTPUT_LENGTH);
+    EXPECT(kpca_predict(&model, nan_x, d, out, t), KPCA_ERR_NON_FINITE_INPUT);
+    EXPECT(kpca_predict(&other, plain->xs, plain->dim, out, 8), KPCA_ERR_NO_REGRESSION);
+    EXPECT(kpca_model_n_targets(&other, &n_t), KPCA_OK);
+    CHECK(n_t == 0);
+    EXPECT(kpca_model_n_targets(&model, NULL), KPCA_ERR_NULL_POINTER);
+    CHECK(untouched(out, 8));
+    /* The section table starts after the core: find the pre-image tag (1)
+     * followed by its count, change the tag to an unknown one, fix the CRC. */
+    len = copy_blob(m);
+    at = 0;
+    for (i = 64; i + 8 <= len - 4; i += 4) {
+        if (get_u32(scratch, i) == 1u && get_u32(scratch, i + 4) == (uint32_t)model.n_preimage &&
+            i + 8 + 4 * (size_t)model.n_preimage * (m->n_components + d) + 8 + 4 * t * (m->n_components + 1) + 4 == len) {
+            at = i;
+        }
+    }
+    CHECK(at > 0);
+    if (at > 0) {
+        put_u32(scratch, at, 9u);
+        fix_crc(scratch, len);
+        EXPECT_LOAD(scratch, len, KPCA_ERR_BAD_SECTION, "unknown section tag");
+        put_u32(scratch, at, 2u); /* regression before... regression: repeated tag */
+        fix_crc(scratch, len);
+        EXPECT_LOAD(scratch, len, KPCA_ERR_BAD_SECTION, "section tags out of order");
+    }
+    context = "";
+}
+
 /* ------------------------------------------------------ status strings */
 
 /* Codes only the Rust API can return: the writer's buffer check, the parts
@@ -899,12 +981,12 @@ static const kpca_status NOT_VIA_C_API[] = {
 
 static void test_status_strings(void)
 {
-    static const kpca_status unknown[] = { -1, 27, 28, 100, INT_MIN, INT_MAX };
+    static const kpca_status unknown[] = { -1, 30, 31, 100, INT_MIN, INT_MAX };
     kpca_status s, t;
     size_t i;
     int all_distinct = 1;
     context = "kpca_status_str";
-    for (s = 0; s <= 26; s++) {
+    for (s = 0; s <= 29; s++) {
         const char *text = kpca_status_str(s);
         CHECK(text != NULL && text[0] != '\0');
         if (text == NULL || strcmp(text, c_test_status_text[s]) != 0) {
@@ -959,10 +1041,13 @@ static void test_every_status_produced(void)
         { KPCA_ERR_BATCH_LENGTH, "KPCA_ERR_BATCH_LENGTH" },
         { KPCA_ERR_NON_FINITE_RESULT, "KPCA_ERR_NON_FINITE_RESULT" },
         { KPCA_ERR_KERNEL_MISMATCH, "KPCA_ERR_KERNEL_MISMATCH" },
+        { KPCA_ERR_BAD_SECTION, "KPCA_ERR_BAD_SECTION" },
+        { KPCA_ERR_NO_PREIMAGE, "KPCA_ERR_NO_PREIMAGE" },
+        { KPCA_ERR_NO_REGRESSION, "KPCA_ERR_NO_REGRESSION" },
     };
     size_t i, j;
     context = "every status";
-    CHECK(sizeof codes / sizeof codes[0] == 26);
+    CHECK(sizeof codes / sizeof codes[0] == 29);
     printf("  status coverage (calls returning each code):\n");
     for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         kpca_status c = codes[i].code;
@@ -991,6 +1076,7 @@ int main(void)
     test_corruption();
     test_misaligned();
     test_unloaded_and_tampered();
+    test_sections();
     test_status_strings();
     test_every_status_produced();
     printf("%u passed, %u failed\n", n_passed, n_failed);

@@ -257,14 +257,22 @@ pub fn check_kernel_entry(
         score: Result<f32, Error>,
     ) {
         let Ok(single) = view.for_kernel::<K>() else {
-            assert_ne!(view.kernel().id(), K::ID, "for_kernel refused its own kernel");
+            assert_ne!(
+                view.kernel().id(),
+                K::ID,
+                "for_kernel refused its own kernel"
+            );
             return;
         };
         assert_eq!(view.kernel().id(), K::ID, "for_kernel took another kernel");
         let k = view.n_components();
         let mut out = sentinel(k);
         let got = single.project(x, &mut out).map(|()| bits(&out));
-        assert_eq!(got, y.as_ref().map(|v| bits(v)).map_err(|e| *e), "single-kernel project");
+        assert_eq!(
+            got,
+            y.as_ref().map(|v| bits(v)).map_err(|e| *e),
+            "single-kernel project"
+        );
         let s = single.anomaly_score(x).map(f32::to_bits);
         assert_eq!(s, score.map(f32::to_bits), "single-kernel score");
     }
@@ -365,6 +373,52 @@ pub fn exercise(view: &ModelRef<'_>, vals: &mut Values<'_>) {
     let len = usize::from(vals.byte() % 6) * d + usize::from(vals.byte() % 4 == 0);
     let xs = vals.values(len.min(64 * d));
     check_batch(view, &xs);
+    let x = vals.values(d);
+    check_sections(view, &x);
+}
+
+/// `reconstruct` and `predict` on `x`: without the section, its own error;
+/// with it, finite outputs of exactly d (t) values, or the projection's error
+/// (or a non-finite result) with the output untouched (for d <= 64, where the
+/// sums stay on the stack).
+pub fn check_sections(view: &ModelRef<'_>, x: &[f32]) {
+    let (d, t) = (view.dim(), view.n_targets());
+    let projected = view.project(x, &mut sentinel(view.n_components()));
+    let mut out = sentinel(d + 1);
+    match view.reconstruct(x, &mut out) {
+        Ok(()) => {
+            assert!(view.n_preimage_rows() > 0 && projected.is_ok());
+            assert!(out[..d].iter().all(|v| v.is_finite()), "pre-image {out:?}");
+            assert_eq!(out[d].to_bits(), SENTINEL_BITS, "wrote past d");
+        }
+        Err(Error::NoPreImage) => assert_eq!(view.n_preimage_rows(), 0),
+        Err(e) => {
+            assert!(
+                projected == Err(e) || e == Error::NonFiniteResult,
+                "reconstruct: {e:?}"
+            );
+            assert!(
+                d > 64 || untouched(&out),
+                "pre-image written on error {e:?}"
+            );
+        }
+    }
+    let mut out = sentinel(t + 1);
+    match view.predict(x, &mut out) {
+        Ok(()) => {
+            assert!(t > 0 && projected.is_ok());
+            assert!(out[..t].iter().all(|v| v.is_finite()), "prediction {out:?}");
+            assert_eq!(out[t].to_bits(), SENTINEL_BITS, "wrote past t");
+        }
+        Err(Error::NoRegression) => assert_eq!(t, 0),
+        Err(e) => {
+            assert!(
+                projected == Err(e) || e == Error::NonFiniteResult,
+                "predict: {e:?}"
+            );
+            assert!(untouched(&out), "prediction written on error {e:?}");
+        }
+    }
 }
 
 /// Reserialising a loaded model gives back the blob, except the kernel

@@ -102,6 +102,15 @@ pub const KPCA_ERR_NON_FINITE_RESULT: kpca_status = 25;
 /// A single-kernel entry point (kpca_rbf_project and the others) was given a
 /// model of another kernel.
 pub const KPCA_ERR_KERNEL_MISMATCH: kpca_status = 26;
+/// The blob's table of optional sections (format 4) is malformed: an unknown,
+/// repeated or out-of-order tag, or a section count out of range.
+pub const KPCA_ERR_BAD_SECTION: kpca_status = 27;
+/// kpca_reconstruct on a model without a pre-image section (fit it with
+/// `kpca fit --inverse-transform`).
+pub const KPCA_ERR_NO_PREIMAGE: kpca_status = 28;
+/// kpca_predict on a model without a regression head (fit it with
+/// `kpca fit --target FILE`).
+pub const KPCA_ERR_NO_REGRESSION: kpca_status = 29;
 
 /// Largest input dimension a model may have.
 pub const KPCA_MAX_DIM: u32 = 4096;
@@ -111,11 +120,16 @@ pub const KPCA_MAX_POINTS: u32 = 1 << 20;
 pub const KPCA_MAX_COMPONENTS: u32 = 16;
 /// The model blob format version this library writes (it reads this one and
 /// every older one down to KPCA_OLDEST_FORMAT_VERSION).
-pub const KPCA_FORMAT_VERSION: u32 = 3;
+pub const KPCA_FORMAT_VERSION: u32 = 4;
 /// `kpca_model.flags` bit: inputs are standardised (mean and inv_std set).
 pub const KPCA_FLAG_STANDARDIZED: u32 = 1;
 /// `kpca_model.flags` bit: the stored points are a folded linear map.
 pub const KPCA_FLAG_LINEAR_MAP: u32 = 2;
+/// `kpca_model.flags` bit: the model has optional sections (a pre-image map,
+/// a regression head; see n_preimage and n_targets).
+pub const KPCA_FLAG_SECTIONS: u32 = 4;
+/// Largest number of regression targets a model may have.
+pub const KPCA_MAX_TARGETS: u32 = 16;
 /// The oldest model blob format version this library reads.
 pub const KPCA_OLDEST_FORMAT_VERSION: u32 = 1;
 /// Library version, major part (the crate version's; checked at compile time).
@@ -132,9 +146,9 @@ pub const KPCA_VERSION: u32 =
 
 /// `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
 /// microcontroller and RISC-V core), in bytes; alignment 4.
-pub const KPCA_MODEL_SIZE_ILP32: usize = 88;
+pub const KPCA_MODEL_SIZE_ILP32: usize = 112;
 /// `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
-pub const KPCA_MODEL_SIZE_LP64: usize = 120;
+pub const KPCA_MODEL_SIZE_LP64: usize = 160;
 
 /// Kernel id: linear, x'z.
 pub const KPCA_KERNEL_LINEAR: u32 = 0;
@@ -194,6 +208,10 @@ pub struct kpca_model {
     /// points are a folded linear map (linear and cosine models: the k
     /// columns of W = Z'A and the score's centring vector, so m = k + 1).
     pub flags: u32,
+    /// Rows n of the pre-image map (0 when the model has none).
+    pub n_preimage: u32,
+    /// Regression targets t (0 when the model has no regression head).
+    pub n_targets: u32,
     /// Per-feature mean (d floats), or NULL when inputs are not standardised.
     pub mean: *const f32,
     /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
@@ -211,6 +229,14 @@ pub struct kpca_model {
     /// Eigenvalues mu_l of the centred kernel matrix, k (for reporting;
     /// scikit-learn's eigenvalues_; a format-1 Nystrom blob stored mu_l / n).
     pub eigenvalues: *const f32,
+    /// Pre-image map: training score vectors, n x k, or NULL.
+    pub preimage_scores: *const f32,
+    /// Pre-image map: dual coefficients, n x d, or NULL.
+    pub preimage_coef: *const f32,
+    /// Regression head: weights, k x t (component l, target j at l * t + j), or NULL.
+    pub reg_weights: *const f32,
+    /// Regression head: intercepts, t, or NULL.
+    pub reg_intercept: *const f32,
 }
 
 /// Runs `body`, mapping its error to a status code.
@@ -320,6 +346,12 @@ const _: () = {
     assert!(offset_of!(kpca_model, b) == offset_of!(RawModel, b));
     assert!(offset_of!(kpca_model, c) == offset_of!(RawModel, c));
     assert!(offset_of!(kpca_model, eigenvalues) == offset_of!(RawModel, eigenvalues));
+    assert!(offset_of!(kpca_model, n_preimage) == offset_of!(RawModel, n_preimage));
+    assert!(offset_of!(kpca_model, n_targets) == offset_of!(RawModel, n_targets));
+    assert!(offset_of!(kpca_model, preimage_scores) == offset_of!(RawModel, preimage_scores));
+    assert!(offset_of!(kpca_model, preimage_coef) == offset_of!(RawModel, preimage_coef));
+    assert!(offset_of!(kpca_model, reg_weights) == offset_of!(RawModel, reg_weights));
+    assert!(offset_of!(kpca_model, reg_intercept) == offset_of!(RawModel, reg_intercept));
 };
 
 impl kpca_model {
@@ -632,6 +664,61 @@ pub unsafe extern "C" fn kpca_is_anomaly(
     unsafe { is_anomaly_with::<AnyKernel>(model, x, x_len, is_anomaly) }
 }
 
+/// The pre-image of `x` (`x_len` = d floats) into `out[0..d]` (`out_len` >= d):
+/// the model's learned map from the coordinates of `x` back to the input space,
+/// in the input's units; `x[j] - out[j]` is feature j's residual (which sensor
+/// channel is off). `KPCA_ERR_NO_PREIMAGE` when the model has no pre-image
+/// section. `out` is written only on success for d <= 64; for wider inputs it
+/// may be overwritten before `KPCA_ERR_NON_FINITE_RESULT`.
+///
+/// # Safety
+/// As `kpca_project`, with `out` valid for writing `out_len` floats.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_reconstruct(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                let out = slice_out(out, out_len)?;
+                view.reconstruct(x, out)
+            })
+        }
+    })
+}
+
+/// The model's regression predictions for `x` (`x_len` = d floats) into
+/// `out[0..t]` (`out_len` >= t, t from `kpca_model_n_targets`): kernel
+/// principal component regression, intercept + W' y over the coordinates y of
+/// `x`. `KPCA_ERR_NO_REGRESSION` when the model has no regression head. `out`
+/// is written only on success.
+///
+/// # Safety
+/// As `kpca_project`, with `out` valid for writing `out_len` floats.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_predict(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    out: *mut f32,
+    out_len: usize,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                let out = slice_out(out, out_len)?;
+                view.predict(x, out)
+            })
+        }
+    })
+}
+
 /// Projects `n = xs_len / d` row-major vectors into `out` (n x k, `out_len` >= n*k).
 /// Every input is checked before anything is written; on
 /// `KPCA_ERR_NON_FINITE_RESULT` the rows before the failing one were written.
@@ -741,6 +828,20 @@ pub unsafe extern "C" fn kpca_model_n_points(
     unsafe { get(model, n_points, |m| m.n_points as usize) }
 }
 
+/// The model's number of regression targets t (the length `kpca_predict`
+/// writes; 0 when the model has no regression head).
+///
+/// # Safety
+/// `model` NULL or loaded; `n_targets` NULL or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn kpca_model_n_targets(
+    model: *const kpca_model,
+    n_targets: *mut usize,
+) -> kpca_status {
+    // SAFETY: forwarded.
+    unsafe { get(model, n_targets, |m| m.n_targets as usize) }
+}
+
 /// The model's anomaly threshold (0 when unset).
 ///
 /// # Safety
@@ -806,7 +907,7 @@ const _: () = {
         ))) || size_of::<kpca_model>() == stated,
         concat!(
             "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte ",
-            "fields) + 4 * 8 pointers (ILP32) and + 8 * 8 (LP64), then run `cargo xtask header`"
+            "fields) + 4 * 12 pointers (ILP32) and + 8 * 12 (LP64), then run `cargo xtask header`"
         )
     );
 };
@@ -819,6 +920,8 @@ const _: () = {
     assert!(KPCA_FORMAT_VERSION == FORMAT_VERSION as u32);
     assert!(KPCA_FLAG_STANDARDIZED == kpca::format::FLAG_STANDARDIZED);
     assert!(KPCA_FLAG_LINEAR_MAP == kpca::format::FLAG_LINEAR_MAP);
+    assert!(KPCA_FLAG_SECTIONS == kpca::format::FLAG_SECTIONS);
+    assert!(KPCA_MAX_TARGETS as usize == kpca::MAX_TARGETS);
     assert!(KPCA_OLDEST_FORMAT_VERSION == kpca::format::OLDEST_FORMAT_VERSION as u32);
     assert!(KPCA_KERNEL_COSINE == KernelId::Cosine as u32);
     assert!(KPCA_KERNEL_LAPLACIAN == KernelId::Laplacian as u32);
@@ -861,6 +964,9 @@ mod tests {
             (KPCA_ERR_BATCH_LENGTH, Error::BatchLength),
             (KPCA_ERR_NON_FINITE_RESULT, Error::NonFiniteResult),
             (KPCA_ERR_KERNEL_MISMATCH, Error::KernelMismatch),
+            (KPCA_ERR_BAD_SECTION, Error::BadSection),
+            (KPCA_ERR_NO_PREIMAGE, Error::NoPreImage),
+            (KPCA_ERR_NO_REGRESSION, Error::NoRegression),
         ];
         assert_eq!(table.len(), Error::ALL.len());
         for (code, err) in table {

@@ -146,7 +146,8 @@ impl TestModel {
         blob
     }
 
-    fn kernel64(&self, x: &[f64], z: &[f64]) -> f64 {
+    /// The model's kernel in f64, straight from its formula.
+    pub fn kernel64(&self, x: &[f64], z: &[f64]) -> f64 {
         let dot: f64 = x.iter().zip(z).map(|(a, b)| a * b).sum();
         match self.kernel {
             Kernel::Linear => dot,

@@ -64,11 +64,18 @@ pub enum Error {
     /// A single-kernel entry point ([`crate::SingleKernel`], `kpca_rbf_project`
     /// and the others) was given a model of another kernel.
     KernelMismatch = 26,
+    /// The blob's table of optional sections (format version 4) is malformed:
+    /// an unknown or repeated section tag, or a section count out of range.
+    BadSection = 27,
+    /// `reconstruct` was asked of a model without a pre-image section.
+    NoPreImage = 28,
+    /// `predict` was asked of a model without a regression head.
+    NoRegression = 29,
 }
 
 impl Error {
     /// Every error, in code order (for tests and for the C status table).
-    pub const ALL: [Error; 26] = [
+    pub const ALL: [Error; 29] = [
         Error::NullPointer,
         Error::InputLength,
         Error::OutputLength,
@@ -95,6 +102,9 @@ impl Error {
         Error::BatchLength,
         Error::NonFiniteResult,
         Error::KernelMismatch,
+        Error::BadSection,
+        Error::NoPreImage,
+        Error::NoRegression,
     ];
 
     /// The stable numeric code (the C `kpca_status` value).
@@ -141,6 +151,9 @@ impl Error {
             Error::BatchLength => c"batch length is not a whole number of rows",
             Error::NonFiniteResult => c"result is not finite (kernel overflow)",
             Error::KernelMismatch => c"model's kernel is not the entry point's kernel",
+            Error::BadSection => c"model's table of optional sections is malformed",
+            Error::NoPreImage => c"model has no pre-image section",
+            Error::NoRegression => c"model has no regression head",
         }
     }
 }
@@ -165,6 +178,6 @@ mod tests {
             assert!(!e.message().is_empty());
         }
         assert_eq!(Error::from_code(0), None);
-        assert_eq!(Error::from_code(27), None);
+        assert_eq!(Error::from_code(30), None);
     }
 }

@@ -1,4 +1,4 @@
-//! The binary model format (version 3; versions 1 and 2 still load): reading
+//! The binary model format (version 4; versions 1 to 3 still load): reading
 //! in place and writing.
 //!
 //! Layout, all little-endian, documented in `docs/MODEL_FORMAT.md`:
@@ -6,11 +6,11 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 4 | magic `KPCA` |
-//! | 4 | 2 | format version (3) |
+//! | 4 | 2 | format version (4) |
 //! | 6 | 2 | byte-order mark 0xFEFF |
 //! | 8 | 2 | header length (64) |
 //! | 10 | 2 | kernel id ([`crate::KernelId`]) |
-//! | 12 | 4 | flags (bit 0: standardised input; bit 1, version 3: the points are a folded linear map; other bits 0) |
+//! | 12 | 4 | flags (bit 0: standardised input; bit 1, version 3: the points are a folded linear map; bit 2, version 4: optional sections follow; other bits 0) |
 //! | 16 | 4 | d, input dimension |
 //! | 20 | 4 | m, stored points |
 //! | 24 | 4 | k, components |
@@ -24,17 +24,22 @@
 //! | 56 | 4 | total variance of the fit, in eigenvalue units (f32; version 1: reserved, 0) |
 //! | 60 | 4 | fit method: 0 not recorded, 1 full, 2 Nyström ([`crate::FitMethod`]; version 1: reserved, 0) |
 //! | 64 | .. | f32 sections: [mean d, 1/std d if flag 0], points m*d, ‖z‖² m, A m*k, b k, c m, eigenvalues k |
+//! | .. | .. | if flag bit 2: optional sections, each a u32 tag, a u32 count and its f32s, tags strictly increasing ([`SECTION_PREIMAGE`], [`SECTION_REGRESSION`]) |
 //! | end-4 | 4 | CRC-32 (IEEE) of every byte before it |
 //!
 //! Version 2 records the fit (offsets 52-63, checked by the rules of
 //! [`crate::FitInfo`]) and stores the eigenvalues mu_l of the centred kernel
 //! matrix for Nyström fits too (version 1 stored mu_l / n for those; see
 //! [`crate::fit_info`]). Everything else is as in version 1. Version 3 adds
-//! flag bit 1 ([`FLAG_LINEAR_MAP`]).
+//! flag bit 1 ([`FLAG_LINEAR_MAP`]). Version 4 adds flag bit 2
+//! ([`FLAG_SECTIONS`]) and the optional sections of [`crate::heads`]; a
+//! version 4 blob without them is a version 3 blob with another version
+//! number.
 
 use crate::crc32::crc32;
 use crate::error::Error;
 use crate::fit_info::{record_is_valid, FitInfo};
+use crate::heads::{check_preimage, check_regression, Heads, PreImageParts, RegressionParts};
 use crate::kernel::check_params;
 use crate::model::{
     check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
@@ -43,7 +48,7 @@ use crate::model::{
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
 /// The format version this library writes.
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 4;
 /// The oldest format version this library reads.
 pub const OLDEST_FORMAT_VERSION: u16 = 1;
 /// The byte-order mark, stored little-endian.
@@ -60,13 +65,82 @@ pub const FLAG_STANDARDIZED: u32 = 1;
 /// `docs/MODEL_FORMAT.md`); its fit record keeps the training rows n.
 pub const FLAG_LINEAR_MAP: u32 = 2;
 
+/// Flag bit (version 4): optional sections ([`crate::heads`]) follow the
+/// eigenvalues.
+pub const FLAG_SECTIONS: u32 = 4;
+/// Tag of the pre-image section: count n, then n*k training scores and n*d
+/// dual coefficients ([`crate::PreImageParts`]).
+pub const SECTION_PREIMAGE: u32 = 1;
+/// Tag of the regression section: count t, then k*t weights and t
+/// intercepts ([`crate::RegressionParts`]).
+pub const SECTION_REGRESSION: u32 = 2;
+
 /// The flag bits a blob of format `version` may set.
 fn known_flags(version: u16) -> u32 {
-    if version >= 3 {
-        FLAG_STANDARDIZED | FLAG_LINEAR_MAP
-    } else {
-        FLAG_STANDARDIZED
+    match version {
+        4.. => FLAG_STANDARDIZED | FLAG_LINEAR_MAP | FLAG_SECTIONS,
+        3 => FLAG_STANDARDIZED | FLAG_LINEAR_MAP,
+        _ => FLAG_STANDARDIZED,
     }
+}
+
+/// Bytes of the optional sections `heads` for a model with input dimension
+/// `dim` and `k` components (0 without any), or `None` on overflow.
+pub fn heads_len_for(heads: &Heads<'_>, dim: usize, k: usize) -> Option<usize> {
+    let mut words = 0usize;
+    if let Some(p) = heads.preimage {
+        let n = p.coef.len() / dim.max(1);
+        words = words.checked_add(2 + n.checked_mul(k.checked_add(dim)?)?)?;
+    }
+    if let Some(r) = heads.regression {
+        let t = r.intercept.len();
+        words = words.checked_add(2 + t.checked_mul(k.checked_add(1)?)?)?;
+    }
+    words.checked_mul(4)
+}
+
+/// Reads the optional sections that follow the eigenvalues (`words`, as
+/// f32s, the tags and counts read by their bits): [`Error::BadSection`] for
+/// an empty table, an unknown, repeated or out-of-order tag or a count of
+/// 0 or past its maximum; [`Error::LengthMismatch`] when the sections do not
+/// fill the words exactly; then the checks of [`crate::ModelRef::with_heads`].
+fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error> {
+    let mut heads = Heads::NONE;
+    let mut last_tag = 0;
+    if words.is_empty() {
+        return Err(Error::BadSection);
+    }
+    while let [tag, count, rest @ ..] = words {
+        let (tag, count) = (tag.to_bits(), to_usize(count.to_bits()));
+        words = rest;
+        if tag <= last_tag {
+            return Err(Error::BadSection);
+        }
+        last_tag = tag;
+        match tag {
+            SECTION_PREIMAGE if (1..=crate::MAX_POINTS).contains(&count) => {
+                let p = PreImageParts {
+                    scores: take(&mut words, count.saturating_mul(k))?,
+                    coef: take(&mut words, count.saturating_mul(d))?,
+                };
+                check_preimage(&p, d, k)?;
+                heads.preimage = Some(p);
+            }
+            SECTION_REGRESSION if (1..=crate::MAX_TARGETS).contains(&count) => {
+                let r = RegressionParts {
+                    weights: take(&mut words, count.saturating_mul(k))?,
+                    intercept: take(&mut words, count)?,
+                };
+                check_regression(&r, k)?;
+                heads.regression = Some(r);
+            }
+            _ => return Err(Error::BadSection),
+        }
+    }
+    if !words.is_empty() {
+        return Err(Error::LengthMismatch);
+    }
+    Ok(heads)
 }
 
 const CRC_LEN: usize = 4;
@@ -326,10 +400,13 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         return Err(Error::BadHeader);
     }
     let standardized = h.is_standardized();
-    if blob_len_for(d, m, k, standardized) != Some(total) {
+    let core_len = blob_len_for(d, m, k, standardized).ok_or(Error::LengthMismatch)?;
+    let has_sections = h.flags & FLAG_SECTIONS != 0;
+    if core_len > total || (core_len < total) != has_sections {
         return Err(Error::LengthMismatch);
     }
-    let mut rest = as_f32s(body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
+    let (core_body, extra) = body.split_at(core_len - CRC_LEN);
+    let mut rest = as_f32s(core_body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
     // Loops with a run-time trip count stay rolled (see `keep_rolled`).
     let sections_finite = rest.iter().all(|v| {
         crate::project::keep_rolled();
@@ -349,6 +426,11 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     let b = take(&mut rest, k)?;
     let c = take(&mut rest, m)?;
     check_consistency(inv_std, h.threshold, points, norms, d)?;
+    let heads = if has_sections {
+        parse_heads(as_f32s(extra)?, d, k)?
+    } else {
+        Heads::NONE
+    };
     let std_ptr = |s: &[f32]| {
         if standardized {
             s.as_ptr()
@@ -359,7 +441,7 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     // Every section was split off the body with its exact length, the sizes
     // and kernel were checked and every number is finite and consistent: the
     // invariant of `ModelRef` holds for the lifetime of `bytes`.
-    Ok(ModelRef::from_validated_raw(RawModel {
+    ModelRef::from_validated_raw(RawModel {
         magic: LOADED_MAGIC,
         kernel,
         dim: h.dim,
@@ -382,7 +464,14 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         b: b.as_ptr(),
         c: c.as_ptr(),
         eigenvalues: rest.as_ptr(),
-    }))
+        n_preimage: 0,
+        n_targets: 0,
+        preimage_scores: core::ptr::null(),
+        preimage_coef: core::ptr::null(),
+        reg_weights: core::ptr::null(),
+        reg_intercept: core::ptr::null(),
+    })
+    .with_heads(heads)
 }
 
 impl<'a> ModelRef<'a> {
@@ -393,11 +482,14 @@ impl<'a> ModelRef<'a> {
         load(bytes)
     }
 
-    /// Length in bytes of this model's blob.
+    /// Length in bytes of this model's blob (its optional sections included).
     pub fn blob_len(&self) -> usize {
         // Cannot overflow: the dimensions were checked against their maxima.
         let (d, m, k) = self.dims();
-        blob_len_for(d, m, k, self.is_standardized()).unwrap_or(usize::MAX)
+        let heads = heads_len_for(&self.heads(), d, k).unwrap_or(usize::MAX);
+        blob_len_for(d, m, k, self.is_standardized())
+            .and_then(|n| n.checked_add(heads))
+            .unwrap_or(usize::MAX)
     }
 
     /// Serialises the model into `buf` (at least [`ModelRef::blob_len`] bytes) and
@@ -423,6 +515,17 @@ impl<'a> ModelRef<'a> {
         ] {
             w.f32s(self.section(section));
         }
+        let heads = self.heads();
+        if let Some(p) = heads.preimage {
+            w.words(SECTION_PREIMAGE, self.n_preimage_rows());
+            w.f32s(p.scores);
+            w.f32s(p.coef);
+        }
+        if let Some(r) = heads.regression {
+            w.words(SECTION_REGRESSION, self.n_targets());
+            w.f32s(r.weights);
+            w.f32s(r.intercept);
+        }
         let crc = crc32(out.get(..total - CRC_LEN).unwrap_or(&[]));
         if let Some(dst) = out.get_mut(total - CRC_LEN..) {
             dst.copy_from_slice(&crc.to_le_bytes());
@@ -443,6 +546,11 @@ impl Writer<'_> {
             dst.copy_from_slice(src);
         }
         self.at += src.len();
+    }
+    /// A section's tag and count.
+    fn words(&mut self, tag: u32, count: usize) {
+        self.bytes(&tag.to_le_bytes());
+        self.bytes(&to_u32(count).to_le_bytes());
     }
     fn f32s(&mut self, values: &[f32]) {
         for v in values {

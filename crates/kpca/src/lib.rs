@@ -109,6 +109,7 @@ pub mod error;
 pub mod fastmath;
 pub mod fit_info;
 pub mod format;
+pub mod heads;
 pub mod kernel;
 mod loads;
 pub mod model;
@@ -121,6 +122,7 @@ pub mod single;
 pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};
 pub use format::Header;
+pub use heads::{Heads, PreImageParts, RegressionParts, MAX_TARGETS};
 pub use kernel::{Kernel, KernelId};
 pub use model::{
     ModelParts, ModelRef, RawModel, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS,

@@ -104,6 +104,10 @@ pub struct RawModel {
     /// [`crate::format::FLAG_LINEAR_MAP`]); also keeps the pointers 8-aligned
     /// on 64-bit hosts without padding.
     pub flags: u32,
+    /// Rows n of the pre-image map (0 = the model has none).
+    pub n_preimage: u32,
+    /// Regression targets t (0 = the model has no regression head).
+    pub n_targets: u32,
     /// Per-feature mean (d), or NULL.
     pub mean: *const f32,
     /// Per-feature 1/std (d), or NULL.
@@ -120,6 +124,14 @@ pub struct RawModel {
     pub c: *const f32,
     /// Eigenvalues, k.
     pub eigenvalues: *const f32,
+    /// Pre-image map: training score vectors, n x k, or NULL.
+    pub preimage_scores: *const f32,
+    /// Pre-image map: dual coefficients, n x d, or NULL.
+    pub preimage_coef: *const f32,
+    /// Regression head: weights, k x t, or NULL.
+    pub reg_weights: *const f32,
+    /// Regression head: intercepts, t, or NULL.
+    pub reg_intercept: *const f32,
 }
 
 /// A validated, borrowed kernel PCA model: the one thing projections run on.
@@ -133,7 +145,10 @@ pub struct RawModel {
 /// for m·d reads, `point_sq_norms` and `c` for m, `a` for m·k, `b` and
 /// `eigenvalues` for k, and `mean`, `inv_std` are both NULL or both valid for
 /// d; 1 <= d <= [`MAX_DIM`], 1 <= m <= [`MAX_POINTS`], 1 <= k <=
-/// [`MAX_COMPONENTS`]; `kernel` is a [`KernelId`] with valid
+/// [`MAX_COMPONENTS`]; a non-zero `n_preimage` (at most [`MAX_POINTS`]) means
+/// `preimage_scores` is valid for n·k reads and `preimage_coef` for n·d, a
+/// non-zero `n_targets` (at most [`crate::heads::MAX_TARGETS`]) that
+/// `reg_weights` is valid for k·t and `reg_intercept` for t; `kernel` is a [`KernelId`] with valid
 /// parameters; every number is finite and the model is consistent (see
 /// [`ModelRef::from_parts`]).
 #[repr(transparent)]
@@ -350,6 +365,12 @@ impl<'a> ModelRef<'a> {
                 b: parts.b.as_ptr(),
                 c: parts.c.as_ptr(),
                 eigenvalues: parts.eigenvalues.as_ptr(),
+                n_preimage: 0,
+                n_targets: 0,
+                preimage_scores: core::ptr::null(),
+                preimage_coef: core::ptr::null(),
+                reg_weights: core::ptr::null(),
+                reg_intercept: core::ptr::null(),
             },
             _data: PhantomData,
         }
@@ -379,6 +400,17 @@ impl<'a> ModelRef<'a> {
         }
         if raw.kernel > KernelId::Cosine as u32 {
             return Err(Error::UnknownKernel);
+        }
+        let heads_ok = (raw.n_preimage == 0
+            || (to_usize(raw.n_preimage) <= MAX_POINTS
+                && !raw.preimage_scores.is_null()
+                && !raw.preimage_coef.is_null()))
+            && (raw.n_targets == 0
+                || (to_usize(raw.n_targets) <= crate::heads::MAX_TARGETS
+                    && !raw.reg_weights.is_null()
+                    && !raw.reg_intercept.is_null()));
+        if !heads_ok {
+            return Err(Error::ModelNotLoaded);
         }
         Ok(())
     }

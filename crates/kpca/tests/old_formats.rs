@@ -93,3 +93,29 @@ fn format_2_blobs_load_and_project_as_they_did() {
     assert_eq!(records[0].n_train, 128);
     assert_eq!(records[1].method, kpca::FitMethod::Nystrom);
 }
+
+#[test]
+fn format_3_blobs_load_and_project_as_they_did() {
+    let records = check_old_blobs(
+        3,
+        &[
+            (
+                "full_rbf_centred",
+                include_bytes!("../../../testdata/format-v3/full_rbf_centred.kpca"),
+                include_str!("../../../testdata/format-v3/full_rbf_centred.scores.csv"),
+            ),
+            (
+                "full_linear_map",
+                include_bytes!("../../../testdata/format-v3/full_linear_map.kpca"),
+                include_str!("../../../testdata/format-v3/full_linear_map.scores.csv"),
+            ),
+            (
+                "nystrom_laplacian",
+                include_bytes!("../../../testdata/format-v3/nystrom_laplacian.kpca"),
+                include_str!("../../../testdata/format-v3/nystrom_laplacian.scores.csv"),
+            ),
+        ],
+    );
+    assert_eq!(records[0].n_train, 128);
+    assert_eq!(records[2].method, kpca::FitMethod::Nystrom);
+}

@@ -24,6 +24,8 @@ struct Spec {
     k: usize,
     standardized: bool,
     threshold: f32,
+    /// Optional sections: (pre-image rows, regression targets), or none.
+    heads: Option<(usize, usize)>,
 }
 
 fn floats(s: &mut String, values: &[f32]) {
@@ -47,6 +49,7 @@ const SPECS: &[Spec] = &[
         k: 3,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "poly",
@@ -60,6 +63,7 @@ const SPECS: &[Spec] = &[
         k: 3,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "rbf",
@@ -69,6 +73,7 @@ const SPECS: &[Spec] = &[
         k: 3,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "laplacian",
@@ -78,6 +83,7 @@ const SPECS: &[Spec] = &[
         k: 2,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "sigmoid",
@@ -90,6 +96,7 @@ const SPECS: &[Spec] = &[
         k: 4,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "cosine",
@@ -99,6 +106,7 @@ const SPECS: &[Spec] = &[
         k: 3,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "rbf_std",
@@ -108,6 +116,7 @@ const SPECS: &[Spec] = &[
         k: 3,
         standardized: true,
         threshold: 0.3,
+        heads: None,
     },
     Spec {
         name: "no_threshold",
@@ -117,6 +126,7 @@ const SPECS: &[Spec] = &[
         k: 2,
         standardized: false,
         threshold: 0.0,
+        heads: None,
     },
     Spec {
         name: "poly_overflow",
@@ -130,6 +140,7 @@ const SPECS: &[Spec] = &[
         k: 2,
         standardized: false,
         threshold: 0.5,
+        heads: None,
     },
     Spec {
         name: "tiny",
@@ -143,6 +154,17 @@ const SPECS: &[Spec] = &[
         k: 2,
         standardized: true,
         threshold: 0.5,
+        heads: None,
+    },
+    Spec {
+        name: "heads",
+        kernel: Kernel::Rbf { gamma: 0.3 },
+        d: 4,
+        m: 6,
+        k: 3,
+        standardized: true,
+        threshold: 0.5,
+        heads: Some((5, 2)),
     },
 ];
 
@@ -153,6 +175,10 @@ struct Generated {
     ys: Vec<f32>,
     es: Vec<f32>,
     flags: [u8; N_TEST],
+    /// The host's pre-image (N_TEST x d) and predictions (N_TEST x t) when
+    /// the model has sections.
+    recons: Vec<f32>,
+    preds: Vec<f32>,
 }
 
 /// Builds model `i` of the table from a seeded generator, writes its blob and
@@ -188,6 +214,22 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
         linear_map: false,
     })
     .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
+    let (n_pre, t) = spec.heads.unwrap_or((0, 0));
+    let (pre_scores, pre_coef) = (g.vec(n_pre * k, 0.8), g.vec(n_pre * d, 1.0));
+    let (weights, intercept) = (g.vec(k * t, 1.5), g.vec(t, 2.0));
+    let heads = kpca::Heads {
+        preimage: (n_pre > 0).then_some(kpca::PreImageParts {
+            scores: &pre_scores,
+            coef: &pre_coef,
+        }),
+        regression: (t > 0).then_some(kpca::RegressionParts {
+            weights: &weights,
+            intercept: &intercept,
+        }),
+    };
+    let view = view
+        .with_heads(heads)
+        .map_err(|e| format!("gen-model c-tests: {}: invalid sections: {e:?}", spec.name))?;
     let mut blob = vec![0u8; view.blob_len()];
     view.write_to(&mut blob)
         .map_err(|e| format!("gen-model c-tests: {}: writing the blob: {e:?}", spec.name))?;
@@ -201,13 +243,36 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
             .map_err(|e| format!("gen-model c-tests: {}: host projection: {e:?}", spec.name))?;
         flags[j] = u8::from(es[j] > spec.threshold);
     }
+    let (recons, preds) = section_results(&view, &xs, d, spec.heads)
+        .map_err(|e| format!("gen-model c-tests: {}: host sections: {e:?}", spec.name))?;
     Ok(Generated {
         blob,
         xs,
         ys,
         es,
         flags,
+        recons,
+        preds,
     })
+}
+
+/// The host's reconstructions and predictions of the test vectors `xs`.
+fn section_results(
+    view: &ModelRef<'_>,
+    xs: &[f32],
+    d: usize,
+    heads: Option<(usize, usize)>,
+) -> Result<(Vec<f32>, Vec<f32>), Error> {
+    let Some((_, t)) = heads else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut recons = vec![0.0f32; N_TEST * d];
+    let mut preds = vec![0.0f32; N_TEST * t];
+    for (j, x) in xs.chunks(d).enumerate() {
+        view.reconstruct(x, &mut recons[j * d..(j + 1) * d])?;
+        view.predict(x, &mut preds[j * t..(j + 1) * t])?;
+    }
+    Ok((recons, preds))
 }
 
 /// The C arrays of one model: blob words, inputs and the host's results.
@@ -234,6 +299,16 @@ fn emit_arrays(c: &mut String, n: &str, g: &Generated) {
     floats(c, &g.ys);
     let _ = write!(*c, ";\nstatic const float {n}_scores[{}] = ", g.es.len());
     floats(c, &g.es);
+    if !g.recons.is_empty() {
+        let _ = write!(
+            *c,
+            ";\nstatic const float {n}_recons[{}] = ",
+            g.recons.len()
+        );
+        floats(c, &g.recons);
+        let _ = write!(*c, ";\nstatic const float {n}_preds[{}] = ", g.preds.len());
+        floats(c, &g.preds);
+    }
     let _ = writeln!(
         c,
         ";\nstatic const uint8_t {n}_flags[{N_TEST}] = {{ {} }};\n",
@@ -266,6 +341,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
          \x20   const float *ys;       /* C_TEST_N_VECTORS x n_components, the host's f32 results */\n\
          \x20   const float *scores;   /* C_TEST_N_VECTORS */\n\
          \x20   const uint8_t *flags;  /* C_TEST_N_VECTORS, score > threshold */\n\
+         \x20   size_t n_targets;      /* regression targets, 0 without a regression head */\n\
+         \x20   const float *recons;   /* C_TEST_N_VECTORS x dim pre-images, or NULL */\n\
+         \x20   const float *preds;    /* C_TEST_N_VECTORS x n_targets predictions, or NULL */\n\
          };\n\n",
     );
     let mut c = String::from(
@@ -279,11 +357,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let blob = &generated.blob;
         let _ = writeln!(
             table,
-            "    {{ \"{n}\", {n}_words, {}, {}, {d}, {m}, {k}, {}, {:?}f, {n}_xs, {n}_ys, {n}_scores, {n}_flags }},",
+            "    {{ \"{n}\", {n}_words, {}, {}, {d}, {m}, {k}, {}, {:?}f, {n}_xs, {n}_ys, {n}_scores, {n}_flags, {}, {} }},",
             blob.len(),
             spec.kernel.id() as u32,
             u8::from(spec.standardized),
-            spec.threshold
+            spec.threshold,
+            spec.heads.map_or(0, |h| h.1),
+            if generated.recons.is_empty() {
+                "NULL, NULL".to_string()
+            } else {
+                format!("{n}_recons, {n}_preds")
+            }
         );
         let _ = writeln!(h, "#define C_TEST_MODEL_{} {i}", n.to_uppercase());
     }

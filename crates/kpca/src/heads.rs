@@ -1,0 +1,298 @@
+//! The optional model sections (format version 4) and what the device
+//! computes from them: the pre-image map ([`ModelRef::reconstruct`]) and the
+//! regression head ([`ModelRef::predict`]).
+//!
+//! Both start from the k coordinates y of the input, computed by the one
+//! projection path:
+//!
+//! - pre-image (scikit-learn's `fit_inverse_transform`): x-hat' =
+//!   sum_i k(y, t_i) beta_i over the n training score vectors t_i (k values
+//!   each) with the model's own kernel and parameters, beta_i the d dual
+//!   coefficients of row i (kernel ridge regression from the scores back to
+//!   the standardised inputs); then x-hat = mean + x-hat' / inv_std when the
+//!   model standardises. x - x-hat is the per-feature residual: which input
+//!   channel is off.
+//! - regression (kernel principal component regression): p = W' y + c, with
+//!   W k x t and c t; affine in the kernel vector since y is.
+
+use crate::error::Error;
+use crate::fastmath;
+use crate::kernel::{cosine, powi, KernelId};
+use crate::model::{to_u32, to_usize, ModelRef, MAX_COMPONENTS, MAX_DIM, MAX_POINTS};
+use crate::project::keep_rolled;
+
+/// Largest number of regression targets t a model may have.
+pub const MAX_TARGETS: usize = 16;
+
+/// The pre-image map of a model, as slices: `scores` is n x k (the training
+/// score vectors t_i), `coef` n x d (the dual coefficients beta_i, in the
+/// standardised input space), both row-major.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreImageParts<'a> {
+    /// Training score vectors t_1..t_n, row-major n x k.
+    pub scores: &'a [f32],
+    /// Dual coefficients beta_1..beta_n, row-major n x d.
+    pub coef: &'a [f32],
+}
+
+/// The regression head of a model, as slices: `weights` is k x t row-major,
+/// `intercept` t, so that the prediction is `intercept + weights' y`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegressionParts<'a> {
+    /// Weights W, row-major k x t (component l, target j at l * t + j).
+    pub weights: &'a [f32],
+    /// Intercepts c, one per target (t).
+    pub intercept: &'a [f32],
+}
+
+/// The optional sections of a model: each may be absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Heads<'a> {
+    /// The pre-image map, for [`ModelRef::reconstruct`].
+    pub preimage: Option<PreImageParts<'a>>,
+    /// The regression head, for [`ModelRef::predict`].
+    pub regression: Option<RegressionParts<'a>>,
+}
+
+impl Heads<'_> {
+    /// No optional section.
+    pub const NONE: Heads<'static> = Heads {
+        preimage: None,
+        regression: None,
+    };
+
+    /// Whether no section is present.
+    pub fn is_empty(&self) -> bool {
+        self.preimage.is_none() && self.regression.is_none()
+    }
+}
+
+fn all_finite(values: &[f32]) -> bool {
+    values.iter().all(|v| {
+        keep_rolled();
+        v.is_finite()
+    })
+}
+
+/// Rows n of a pre-image map for a model with input dimension `d` and `k`
+/// components, after checking its lengths ([`Error::PartsLength`]), its size
+/// ([`Error::ZeroDimension`], [`Error::DimensionTooLarge`]) and its numbers
+/// ([`Error::NonFiniteModel`]).
+pub(crate) fn check_preimage(p: &PreImageParts<'_>, d: usize, k: usize) -> Result<usize, Error> {
+    let n = p.coef.len() / d.max(1);
+    if n == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if n > MAX_POINTS || d > MAX_DIM {
+        return Err(Error::DimensionTooLarge);
+    }
+    if Some(p.coef.len()) != n.checked_mul(d) || Some(p.scores.len()) != n.checked_mul(k) {
+        return Err(Error::PartsLength);
+    }
+    if !(all_finite(p.scores) && all_finite(p.coef)) {
+        return Err(Error::NonFiniteModel);
+    }
+    Ok(n)
+}
+
+/// Targets t of a regression head for a model with `k` components, after the
+/// checks of [`check_preimage`] (t at most [`MAX_TARGETS`]).
+pub(crate) fn check_regression(r: &RegressionParts<'_>, k: usize) -> Result<usize, Error> {
+    let t = r.intercept.len();
+    if t == 0 {
+        return Err(Error::ZeroDimension);
+    }
+    if t > MAX_TARGETS {
+        return Err(Error::DimensionTooLarge);
+    }
+    if Some(r.weights.len()) != t.checked_mul(k) {
+        return Err(Error::PartsLength);
+    }
+    if !(all_finite(r.weights) && all_finite(r.intercept)) {
+        return Err(Error::NonFiniteModel);
+    }
+    Ok(t)
+}
+
+/// The model's kernel between two score vectors of the same length (the
+/// pre-image map's kernel: the same function and parameters as the model's,
+/// on k-dimensional vectors). The RBF and Laplacian kernels take the
+/// difference directly, so no cancellation enters.
+fn score_kernel(model: &ModelRef<'_>, y: &[f32], t: &[f32]) -> f32 {
+    let (gamma, coef0) = (model.raw.gamma, model.raw.coef0);
+    let (mut dot, mut sq, mut l1, mut yy, mut tt) = (0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for (&a, &b) in y.iter().zip(t) {
+        keep_rolled();
+        let diff = a - b;
+        dot += a * b;
+        sq += diff * diff;
+        l1 += libm::fabsf(diff);
+        yy += a * a;
+        tt += b * b;
+    }
+    let u = gamma * dot + coef0;
+    match model.raw.kernel {
+        k if k == KernelId::Linear as u32 => dot,
+        k if k == KernelId::Polynomial as u32 => powi(u, model.raw.degree),
+        k if k == KernelId::Rbf as u32 => fastmath::exp_neg(gamma * sq),
+        k if k == KernelId::Laplacian as u32 => fastmath::exp_neg(gamma * l1),
+        k if k == KernelId::Sigmoid as u32 => fastmath::tanh(u),
+        _ => cosine(dot, yy, tt),
+    }
+}
+
+impl<'a> ModelRef<'a> {
+    /// This view with the optional sections `heads` attached, after checking
+    /// them against the model's d and k (see [`PreImageParts`] and
+    /// [`RegressionParts`]): [`Error::PartsLength`], [`Error::ZeroDimension`],
+    /// [`Error::DimensionTooLarge`], [`Error::NonFiniteModel`]. Sections
+    /// already attached and absent from `heads` are dropped.
+    pub fn with_heads(self, heads: Heads<'a>) -> Result<ModelRef<'a>, Error> {
+        let (d, _, k) = self.dims();
+        let mut raw = self.raw;
+        raw.n_preimage = 0;
+        raw.preimage_scores = core::ptr::null();
+        raw.preimage_coef = core::ptr::null();
+        raw.n_targets = 0;
+        raw.reg_weights = core::ptr::null();
+        raw.reg_intercept = core::ptr::null();
+        if let Some(p) = heads.preimage {
+            raw.n_preimage = to_u32(check_preimage(&p, d, k)?);
+            raw.preimage_scores = p.scores.as_ptr();
+            raw.preimage_coef = p.coef.as_ptr();
+        }
+        if let Some(r) = heads.regression {
+            raw.n_targets = to_u32(check_regression(&r, k)?);
+            raw.reg_weights = r.weights.as_ptr();
+            raw.reg_intercept = r.intercept.as_ptr();
+        }
+        raw.flags &= !crate::format::FLAG_SECTIONS;
+        if !heads.is_empty() {
+            raw.flags |= crate::format::FLAG_SECTIONS;
+        }
+        // The core sections are unchanged and the new ones were checked
+        // against the model's sizes: the invariant holds for 'a.
+        Ok(ModelRef::from_validated_raw(raw))
+    }
+
+    /// The optional sections of this model.
+    #[allow(unsafe_code)]
+    pub fn heads(&self) -> Heads<'a> {
+        let (d, _, k) = self.dims();
+        let r = &self.raw;
+        let n = to_usize(r.n_preimage);
+        let t = to_usize(r.n_targets);
+        // SAFETY: by the invariant of `ModelRef`, a non-zero n_preimage means
+        // both pre-image pointers are valid for n·k and n·d reads for 'a, and
+        // a non-zero n_targets that the regression pointers are valid for k·t
+        // and t reads (the sizes are within their maxima, so the products do
+        // not overflow).
+        unsafe {
+            Heads {
+                preimage: (n > 0).then(|| PreImageParts {
+                    scores: core::slice::from_raw_parts(r.preimage_scores, n * k),
+                    coef: core::slice::from_raw_parts(r.preimage_coef, n * d),
+                }),
+                regression: (t > 0).then(|| RegressionParts {
+                    weights: core::slice::from_raw_parts(r.reg_weights, k * t),
+                    intercept: core::slice::from_raw_parts(r.reg_intercept, t),
+                }),
+            }
+        }
+    }
+
+    /// Number of regression targets t (0 when the model has no regression head).
+    pub fn n_targets(&self) -> usize {
+        to_usize(self.raw.n_targets)
+    }
+
+    /// Rows of the pre-image map (0 when the model has none).
+    pub fn n_preimage_rows(&self) -> usize {
+        to_usize(self.raw.n_preimage)
+    }
+
+    /// The pre-image x-hat of `x` (length d) into `out[..d]`: the learned
+    /// map of the model's pre-image section applied to the coordinates of
+    /// `x` (see the module documentation); `x - x-hat` is the per-feature
+    /// residual. `out` is written only on success when d <= 64 (wider
+    /// inputs accumulate in `out`).
+    ///
+    /// Errors: [`Error::NoPreImage`] when the model has no pre-image section,
+    /// [`Error::OutputLength`] (`out` shorter than d), then those of
+    /// [`ModelRef::project`].
+    pub fn reconstruct(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        let pre = self.heads().preimage.ok_or(Error::NoPreImage)?;
+        let (d, _, k) = self.dims();
+        let out = out.get_mut(..d).ok_or(Error::OutputLength)?;
+        let mut y = [0.0f32; MAX_COMPONENTS];
+        self.project(x, &mut y)?;
+        let y = y.get(..k).unwrap_or(&[]);
+        let mut acc = [0.0f32; MAX_DIM_STACK];
+        // Inputs of up to MAX_DIM_STACK features accumulate on the stack, so
+        // `out` stays untouched on failure; wider ones accumulate in `out`
+        // (and a failure there is reported after it was overwritten).
+        let sums: &mut [f32] = if d <= MAX_DIM_STACK {
+            acc.get_mut(..d).unwrap_or(&mut [])
+        } else {
+            out.fill(0.0);
+            &mut *out
+        };
+        for (t, beta) in pre.scores.chunks_exact(k).zip(pre.coef.chunks_exact(d)) {
+            keep_rolled();
+            let kv = score_kernel(self, y, t);
+            for (s, &b) in sums.iter_mut().zip(beta) {
+                keep_rolled();
+                *s += kv * b;
+            }
+        }
+        if let Some((mean, inv_std)) = self.standardization() {
+            for ((s, &mu), &inv) in sums.iter_mut().zip(mean).zip(inv_std) {
+                keep_rolled();
+                *s = mu + *s / inv;
+            }
+        }
+        if !all_finite(sums) {
+            return Err(Error::NonFiniteResult);
+        }
+        if d <= MAX_DIM_STACK {
+            out.copy_from_slice(acc.get(..d).unwrap_or(&[]));
+        }
+        Ok(())
+    }
+
+    /// The t regression predictions for `x` (length d) into `out[..t]`:
+    /// `intercept + W' y` over the coordinates y of `x`. `out` is written only
+    /// on success.
+    ///
+    /// Errors: [`Error::NoRegression`] when the model has no regression head,
+    /// [`Error::OutputLength`] (`out` shorter than t), then those of
+    /// [`ModelRef::project`].
+    pub fn predict(&self, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        let reg = self.heads().regression.ok_or(Error::NoRegression)?;
+        let t = reg.intercept.len();
+        let out = out.get_mut(..t).ok_or(Error::OutputLength)?;
+        let mut y = [0.0f32; MAX_COMPONENTS];
+        self.project(x, &mut y)?;
+        let mut p = [0.0f32; MAX_TARGETS];
+        for (pj, &c) in p.iter_mut().zip(reg.intercept) {
+            keep_rolled();
+            *pj = c;
+        }
+        for (&yl, row) in y.iter().zip(reg.weights.chunks_exact(t)) {
+            keep_rolled();
+            for (pj, &w) in p.iter_mut().zip(row) {
+                keep_rolled();
+                *pj += yl * w;
+            }
+        }
+        let p = p.get(..t).unwrap_or(&[]);
+        if !all_finite(p) {
+            return Err(Error::NonFiniteResult);
+        }
+        out.copy_from_slice(p);
+        Ok(())
+    }
+}
+
+/// Inputs up to this many features are reconstructed on the stack (256 B).
+const MAX_DIM_STACK: usize = 64;
