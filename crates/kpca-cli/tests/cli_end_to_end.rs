@@ -189,7 +189,7 @@ fn fit_inspect_project_export_plot() {
         "components k: 3",
         "standardised input: yes",
         &format!("flash: {} bytes", blob.len()),
-        "format: version 3",
+        &format!("format: version {}", kpca::format::FORMAT_VERSION),
         "training rows, total variance ",
         "eigenvalues (of the centred kernel matrix, scikit-learn's eigenvalues_)",
         "explained variance (share of the fit's total variance)",
