@@ -19,7 +19,7 @@ int main(void)
     kpca_model model;
     float x[8], out[16], score = 0.0f, threshold = 0.0f;
     uint8_t blob[256], flag = 0;
-    size_t dim = 0, k = 0, m = 0, n = all_calls_len;
+    size_t dim = 0, k = 0, m = 0, t = 0, n = all_calls_len;
     uint32_t kernel = 0;
     int32_t acc = 0;
     for (size_t i = 0; i < sizeof blob; ++i) {
@@ -59,6 +59,9 @@ int main(void)
     acc += kpca_cosine_anomaly_score(&model, x, n, &score);
     acc += kpca_cosine_project_and_score(&model, x, n, out, 16, &score);
     acc += kpca_cosine_is_anomaly(&model, x, n, &flag);
+    acc += kpca_reconstruct(&model, x, n, out, 16);
+    acc += kpca_predict(&model, x, n, out, 16);
+    acc += kpca_model_n_targets(&model, &t);
     acc += kpca_model_dim(&model, &dim);
     acc += kpca_model_n_components(&model, &k);
     acc += kpca_model_n_points(&model, &m);
@@ -73,6 +76,6 @@ int main(void)
         acc += kpca_panic_probe(n);
     }
 #endif
-    all_calls_sink = acc + (int32_t)(dim + k + m + kernel + flag) + (int32_t)(score + threshold + out[0]);
+    all_calls_sink = acc + (int32_t)(dim + k + m + t + kernel + flag) + (int32_t)(score + threshold + out[0]);
     return 0;
 }

@@ -405,7 +405,10 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     if core_len > total || (core_len < total) != has_sections {
         return Err(Error::LengthMismatch);
     }
-    let (core_body, extra) = body.split_at(core_len - CRC_LEN);
+    let (core_body, extra) = core_len
+        .checked_sub(CRC_LEN)
+        .and_then(|at| body.split_at_checked(at))
+        .ok_or(Error::LengthMismatch)?;
     let mut rest = as_f32s(core_body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
     // Loops with a run-time trip count stay rolled (see `keep_rolled`).
     let sections_finite = rest.iter().all(|v| {

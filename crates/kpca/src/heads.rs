@@ -237,7 +237,7 @@ impl<'a> ModelRef<'a> {
             out.fill(0.0);
             &mut *out
         };
-        for (t, beta) in pre.scores.chunks_exact(k).zip(pre.coef.chunks_exact(d)) {
+        for (t, beta) in pre.scores.chunks_exact(k.max(1)).zip(pre.coef.chunks_exact(d.max(1))) {
             keep_rolled();
             let kv = score_kernel(self, y, t);
             for (s, &b) in sums.iter_mut().zip(beta) {
@@ -255,7 +255,7 @@ impl<'a> ModelRef<'a> {
             return Err(Error::NonFiniteResult);
         }
         if d <= MAX_DIM_STACK {
-            out.copy_from_slice(acc.get(..d).unwrap_or(&[]));
+            copy_into(out, &acc);
         }
         Ok(())
     }
@@ -278,7 +278,7 @@ impl<'a> ModelRef<'a> {
             keep_rolled();
             *pj = c;
         }
-        for (&yl, row) in y.iter().zip(reg.weights.chunks_exact(t)) {
+        for (&yl, row) in y.iter().zip(reg.weights.chunks_exact(t.max(1))) {
             keep_rolled();
             for (pj, &w) in p.iter_mut().zip(row) {
                 keep_rolled();
@@ -289,8 +289,17 @@ impl<'a> ModelRef<'a> {
         if !all_finite(p) {
             return Err(Error::NonFiniteResult);
         }
-        out.copy_from_slice(p);
+        copy_into(out, p);
         Ok(())
+    }
+}
+
+/// Copies the first `dst.len()` values of `src` into `dst` (the zip needs no
+/// length check, so no panic path is linked).
+fn copy_into(dst: &mut [f32], src: &[f32]) {
+    for (o, &v) in dst.iter_mut().zip(src) {
+        keep_rolled();
+        *o = v;
     }
 }
 
