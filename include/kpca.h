@@ -266,7 +266,7 @@ typedef struct kpca_model {
    */
   const float *preimage_scores;
   /**
-   * Pre-image map: dual coefficients, n x d, or NULL.
+   * Pre-image map: dual coefficients, n x d, then the offset row (d), or NULL.
    */
   const float *preimage_coef;
   /**

@@ -947,12 +947,12 @@ static void test_sections(void)
     EXPECT(kpca_model_n_targets(&model, NULL), KPCA_ERR_NULL_POINTER);
     CHECK(untouched(out, 8));
     /* The section table starts after the core: find the pre-image tag (1)
-     * followed by its count, change the tag to an unknown one, fix the CRC. */
+     * followed by its count (then n x k scores, (n + 1) x d coefficients), change the tag to an unknown one, fix the CRC. */
     len = copy_blob(m);
     at = 0;
     for (i = 64; i + 8 <= len - 4; i += 4) {
         if (get_u32(scratch, i) == 1u && get_u32(scratch, i + 4) == (uint32_t)model.n_preimage &&
-            i + 8 + 4 * (size_t)model.n_preimage * (m->n_components + d) + 8 + 4 * t * (m->n_components + 1) + 4 == len) {
+            i + 8 + 4 * ((size_t)model.n_preimage * (m->n_components + d) + d) + 8 + 4 * t * (m->n_components + 1) + 4 == len) {
             at = i;
         }
     }

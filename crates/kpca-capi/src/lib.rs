@@ -231,7 +231,7 @@ pub struct kpca_model {
     pub eigenvalues: *const f32,
     /// Pre-image map: training score vectors, n x k, or NULL.
     pub preimage_scores: *const f32,
-    /// Pre-image map: dual coefficients, n x d, or NULL.
+    /// Pre-image map: dual coefficients, n x d, then the offset row (d), or NULL.
     pub preimage_coef: *const f32,
     /// Regression head: weights, k x t (component l, target j at l * t + j), or NULL.
     pub reg_weights: *const f32,

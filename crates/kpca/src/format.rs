@@ -68,8 +68,8 @@ pub const FLAG_LINEAR_MAP: u32 = 2;
 /// Flag bit (version 4): optional sections ([`crate::heads`]) follow the
 /// eigenvalues.
 pub const FLAG_SECTIONS: u32 = 4;
-/// Tag of the pre-image section: count n, then n*k training scores and n*d
-/// dual coefficients ([`crate::PreImageParts`]).
+/// Tag of the pre-image section: count n, then n*k training scores and
+/// (n+1)*d dual coefficients, the last row the offset ([`crate::PreImageParts`]).
 pub const SECTION_PREIMAGE: u32 = 1;
 /// Tag of the regression section: count t, then k*t weights and t
 /// intercepts ([`crate::RegressionParts`]).
@@ -89,8 +89,8 @@ fn known_flags(version: u16) -> u32 {
 pub fn heads_len_for(heads: &Heads<'_>, dim: usize, k: usize) -> Option<usize> {
     let mut words = 0usize;
     if let Some(p) = heads.preimage {
-        let n = p.coef.len() / dim.max(1);
-        words = words.checked_add(2 + n.checked_mul(k.checked_add(dim)?)?)?;
+        let n = (p.coef.len() / dim.max(1)).saturating_sub(1);
+        words = words.checked_add(2 + n.checked_mul(k)?.checked_add(p.coef.len())?)?;
     }
     if let Some(r) = heads.regression {
         let t = r.intercept.len();
@@ -121,7 +121,7 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
             SECTION_PREIMAGE if (1..=crate::MAX_POINTS).contains(&count) => {
                 let p = PreImageParts {
                     scores: take(&mut words, count.saturating_mul(k))?,
-                    coef: take(&mut words, count.saturating_mul(d))?,
+                    coef: take(&mut words, count.saturating_add(1).saturating_mul(d))?,
                 };
                 check_preimage(&p, d, k)?;
                 heads.preimage = Some(p);
@@ -363,13 +363,10 @@ impl Header {
     }
 }
 
-/// Reads a model blob in place and validates it completely (the one loader of
-/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
-/// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
-/// number finite (one pass over the sections, which are contiguous), 1/std >
-/// 0, threshold >= 0 and the stored norms.
+/// The blob's header and its body before the CRC, once the stored length
+/// equals the slice's and the CRC-32 matches.
 #[inline]
-fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
+fn checked_envelope(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
     let h = Header::parse(bytes)?;
     let total = to_usize(h.total_len);
     if total > bytes.len() {
@@ -384,6 +381,18 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     if crc32(body) != u32::from_le_bytes(*crc) {
         return Err(Error::CrcMismatch);
     }
+    Ok((h, body))
+}
+
+/// Reads a model blob in place and validates it completely (the one loader of
+/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
+/// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
+/// number finite (one pass over the sections, which are contiguous), 1/std >
+/// 0, threshold >= 0 and the stored norms.
+#[inline]
+fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
+    let (h, body) = checked_envelope(bytes)?;
+    let total = to_usize(h.total_len);
     let (d, m, k) = (
         to_usize(h.dim),
         to_usize(h.n_points),

@@ -8,9 +8,11 @@
 //! - pre-image (scikit-learn's `fit_inverse_transform`): x-hat' =
 //!   sum_i k(y, t_i) beta_i over the n training score vectors t_i (k values
 //!   each) with the model's own kernel and parameters, beta_i the d dual
-//!   coefficients of row i (kernel ridge regression from the scores back to
-//!   the standardised inputs); then x-hat = mean + x-hat' / inv_std when the
-//!   model standardises. x - x-hat is the per-feature residual: which input
+//!   coefficients of row i in the data's units (kernel ridge regression from
+//!   the scores back to the inputs), and x-hat = o + x-hat' with the section's
+//!   offset row o (the fit's input mean when it standardises, else 0; the
+//!   learned map has no intercept, so it is not expressed in the device's
+//!   shifted input space). x - x-hat is the per-feature residual: which input
 //!   channel is off.
 //! - regression (kernel principal component regression): p = W' y + c, with
 //!   W k x t and c t; affine in the kernel vector since y is.
@@ -25,13 +27,13 @@ use crate::project::keep_rolled;
 pub const MAX_TARGETS: usize = 16;
 
 /// The pre-image map of a model, as slices: `scores` is n x k (the training
-/// score vectors t_i), `coef` n x d (the dual coefficients beta_i, in the
-/// standardised input space), both row-major.
+/// score vectors t_i), `coef` (n + 1) x d (the dual coefficients beta_i in the
+/// data's units, then one row of d offsets o), both row-major.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreImageParts<'a> {
     /// Training score vectors t_1..t_n, row-major n x k.
     pub scores: &'a [f32],
-    /// Dual coefficients beta_1..beta_n, row-major n x d.
+    /// Dual coefficients beta_1..beta_n then the offset row o, row-major (n + 1) x d.
     pub coef: &'a [f32],
 }
 
@@ -79,14 +81,14 @@ fn all_finite(values: &[f32]) -> bool {
 /// ([`Error::ZeroDimension`], [`Error::DimensionTooLarge`]) and its numbers
 /// ([`Error::NonFiniteModel`]).
 pub(crate) fn check_preimage(p: &PreImageParts<'_>, d: usize, k: usize) -> Result<usize, Error> {
-    let n = p.coef.len() / d.max(1);
+    let n = (p.coef.len() / d.max(1)).saturating_sub(1);
     if n == 0 {
         return Err(Error::ZeroDimension);
     }
     if n > MAX_POINTS || d > MAX_DIM {
         return Err(Error::DimensionTooLarge);
     }
-    if Some(p.coef.len()) != n.checked_mul(d) || Some(p.scores.len()) != n.checked_mul(k) {
+    if Some(p.coef.len()) != (n + 1).checked_mul(d) || Some(p.scores.len()) != n.checked_mul(k) {
         return Err(Error::PartsLength);
     }
     if !(all_finite(p.scores) && all_finite(p.coef)) {
@@ -183,7 +185,7 @@ impl<'a> ModelRef<'a> {
         let n = to_usize(r.n_preimage);
         let t = to_usize(r.n_targets);
         // SAFETY: by the invariant of `ModelRef`, a non-zero n_preimage means
-        // both pre-image pointers are valid for n·k and n·d reads for 'a, and
+        // both pre-image pointers are valid for n·k and (n+1)·d reads for 'a, and
         // a non-zero n_targets that the regression pointers are valid for k·t
         // and t reads (the sizes are within their maxima, so the products do
         // not overflow).
@@ -191,7 +193,7 @@ impl<'a> ModelRef<'a> {
             Heads {
                 preimage: (n > 0).then(|| PreImageParts {
                     scores: core::slice::from_raw_parts(r.preimage_scores, n * k),
-                    coef: core::slice::from_raw_parts(r.preimage_coef, n * d),
+                    coef: core::slice::from_raw_parts(r.preimage_coef, (n + 1) * d),
                 }),
                 regression: (t > 0).then(|| RegressionParts {
                     weights: core::slice::from_raw_parts(r.reg_weights, k * t),
@@ -237,7 +239,11 @@ impl<'a> ModelRef<'a> {
             out.fill(0.0);
             &mut *out
         };
-        for (t, beta) in pre.scores.chunks_exact(k.max(1)).zip(pre.coef.chunks_exact(d.max(1))) {
+        for (t, beta) in pre
+            .scores
+            .chunks_exact(k.max(1))
+            .zip(pre.coef.chunks_exact(d.max(1)))
+        {
             keep_rolled();
             let kv = score_kernel(self, y, t);
             for (s, &b) in sums.iter_mut().zip(beta) {
@@ -245,11 +251,13 @@ impl<'a> ModelRef<'a> {
                 *s += kv * b;
             }
         }
-        if let Some((mean, inv_std)) = self.standardization() {
-            for ((s, &mu), &inv) in sums.iter_mut().zip(mean).zip(inv_std) {
-                keep_rolled();
-                *s = mu + *s / inv;
-            }
+        let offset = pre
+            .coef
+            .get(pre.coef.len().saturating_sub(d)..)
+            .unwrap_or(&[]);
+        for (s, &o) in sums.iter_mut().zip(offset) {
+            keep_rolled();
+            *s += o;
         }
         if !all_finite(sums) {
             return Err(Error::NonFiniteResult);

@@ -146,7 +146,7 @@ pub struct RawModel {
 /// `eigenvalues` for k, and `mean`, `inv_std` are both NULL or both valid for
 /// d; 1 <= d <= [`MAX_DIM`], 1 <= m <= [`MAX_POINTS`], 1 <= k <=
 /// [`MAX_COMPONENTS`]; a non-zero `n_preimage` (at most [`MAX_POINTS`]) means
-/// `preimage_scores` is valid for n·k reads and `preimage_coef` for n·d, a
+/// `preimage_scores` is valid for n·k reads and `preimage_coef` for (n+1)·d, a
 /// non-zero `n_targets` (at most [`crate::heads::MAX_TARGETS`]) that
 /// `reg_weights` is valid for k·t and `reg_intercept` for t; `kernel` is a [`KernelId`] with valid
 /// parameters; every number is finite and the model is consistent (see

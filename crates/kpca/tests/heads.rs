@@ -25,7 +25,7 @@ impl TestHeads {
         let mut g = Lcg(seed);
         TestHeads {
             scores: g.vec(n * model.k, 0.8),
-            coef: g.vec(n * model.dim, 1.5),
+            coef: g.vec((n + 1) * model.dim, 1.5),
             weights: g.vec(model.k * t, 2.0),
             intercept: g.vec(t, 3.0),
         }
@@ -45,8 +45,8 @@ impl TestHeads {
     }
 }
 
-/// x-hat of the f64 formulas: sum_i k(y, t_i) beta_i, then the input map undone,
-/// with the scale of each output (the sum of its terms' magnitudes).
+/// x-hat of the f64 formulas: sum_i k(y, t_i) beta_i plus the offset row, with
+/// the scale of each output (the sum of its terms' magnitudes).
 fn reference_reconstruct(model: &TestModel, h: &TestHeads, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
     let (y, _) = model.reference(x);
     let (d, k) = (model.dim, model.k);
@@ -60,11 +60,10 @@ fn reference_reconstruct(model: &TestModel, h: &TestHeads, x: &[f32]) -> (Vec<f6
             *sc += (kv * b as f64).abs() + kv.abs();
         }
     }
-    if let Some((mean, inv)) = &model.standardize {
-        for (((s, sc), &mu), &is) in sums.iter_mut().zip(&mut scale).zip(mean).zip(inv) {
-            *s = mu as f64 + *s / is as f64;
-            *sc = mu.abs() as f64 + *sc / (is as f64).abs();
-        }
+    let offset = &h.coef[h.coef.len() - d..];
+    for ((s, sc), &o) in sums.iter_mut().zip(&mut scale).zip(offset) {
+        *s += o as f64;
+        *sc += (o as f64).abs();
     }
     (sums, scale)
 }
@@ -184,15 +183,15 @@ fn bad_sections_are_refused_when_attached() {
         Some(Error::ZeroDimension)
     );
     assert_eq!(
-        view.with_heads(pre(&[1.0; 3], &[1.0; 3])).err(),
+        view.with_heads(pre(&[1.0; 3], &[1.0; 6])).err(),
         Some(Error::PartsLength)
     );
     assert_eq!(
-        view.with_heads(pre(&[1.0; 2], &[1.0; 4])).err(),
+        view.with_heads(pre(&[1.0; 2], &[1.0; 7])).err(),
         Some(Error::PartsLength)
     );
     assert_eq!(
-        view.with_heads(pre(&[f32::NAN, 1.0], &[1.0; 3])).err(),
+        view.with_heads(pre(&[f32::NAN, 1.0], &[1.0; 6])).err(),
         Some(Error::NonFiniteModel)
     );
     assert_eq!(
@@ -238,7 +237,7 @@ fn blobs_with_sections_round_trip_exactly() {
             let mut blob = AlignedBlob::zeroed(view.blob_len());
             assert_eq!(view.write_to(&mut blob), Ok(blob.len()));
             let core = blob_len_for(5, 8, 3, i % 2 == 1).unwrap();
-            let words = heads.preimage.map_or(0, |_| 2 + 6 * (3 + 5))
+            let words = heads.preimage.map_or(0, |_| 2 + 6 * 3 + 7 * 5)
                 + heads.regression.map_or(0, |_| 2 + 2 * (3 + 1));
             assert_eq!(blob.len(), core + 4 * words);
             let header = Header::parse(&blob).unwrap();
@@ -293,7 +292,9 @@ fn every_hostile_section_table_has_its_error() {
     // A valid table: regression, t = 1, k = 2 weights and one intercept.
     let good = [SECTION_REGRESSION, 1, one, one, one];
     assert!(ModelRef::from_bytes(&with_table(&model, &good, true)).is_ok());
-    let pre = [SECTION_PREIMAGE, 1, one, one, one, one];
+    // A pre-image map of one point: k = 2 scores, (1 + 1) x d = 4 coefficients.
+    let pre = [SECTION_PREIMAGE, 1, one, one, one, one, one, one];
+    assert!(ModelRef::from_bytes(&with_table(&model, &pre, true)).is_ok());
     let cases: Vec<(&str, Vec<u32>, bool, Error)> = vec![
         ("flag with no table", vec![], true, Error::LengthMismatch),
         (
@@ -324,7 +325,7 @@ fn every_hostile_section_table_has_its_error() {
         ),
         (
             "count past the data",
-            vec![SECTION_PREIMAGE, 2, one, one, one, one],
+            vec![SECTION_PREIMAGE, 2, one, one, one, one, one, one],
             true,
             Error::LengthMismatch,
         ),
@@ -360,7 +361,16 @@ fn every_hostile_section_table_has_its_error() {
         ),
         (
             "non-finite pre-image",
-            vec![SECTION_PREIMAGE, 1, one, f32::INFINITY.to_bits(), one, one],
+            vec![
+                SECTION_PREIMAGE,
+                1,
+                one,
+                one,
+                one,
+                f32::INFINITY.to_bits(),
+                one,
+                one,
+            ],
             true,
             Error::NonFiniteModel,
         ),

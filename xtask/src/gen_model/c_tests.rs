@@ -215,7 +215,7 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
     })
     .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
     let (n_pre, t) = spec.heads.unwrap_or((0, 0));
-    let (pre_scores, pre_coef) = (g.vec(n_pre * k, 0.8), g.vec(n_pre * d, 1.0));
+    let (pre_scores, pre_coef) = (g.vec(n_pre * k, 0.8), g.vec((n_pre + 1) * d, 1.0));
     let (weights, intercept) = (g.vec(k * t, 1.5), g.vec(t, 2.0));
     let heads = kpca::Heads {
         preimage: (n_pre > 0).then_some(kpca::PreImageParts {
