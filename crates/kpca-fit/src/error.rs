@@ -122,6 +122,29 @@ pub enum FitError {
         /// The core's reason.
         source: kpca::Error,
     },
+    /// Targets for the regression head have a different number of rows than
+    /// the training data, or no column, or more than [`kpca::MAX_TARGETS`].
+    BadTargets {
+        /// Training rows n.
+        rows: usize,
+        /// Target rows given.
+        got_rows: usize,
+        /// Target columns given.
+        columns: usize,
+    },
+    /// `inverse_transform` or the pre-image on a fit without the learned
+    /// pre-image map (call `fit_inverse_transform` first).
+    NoPreImage,
+    /// `predict` on a fit without a regression head (call `fit_regression`).
+    NoRegression,
+    /// The kernel ridge system of the pre-image map, K + alpha I, could not be
+    /// solved to finite values.
+    SingularPreImage,
+    /// The Nyström confidence bound is not defined for this fit.
+    BoundUndefined {
+        /// Why.
+        reason: &'static str,
+    },
     /// A name for generated source is not a valid identifier.
     BadName {
         /// The rejected name.
@@ -211,7 +234,50 @@ impl fmt::Display for FitError {
             FitError::BadName { name, reason } => {
                 write!(f, "invalid name {name:?} for generated source: {reason}")
             }
+            FitError::BadTargets { .. }
+            | FitError::NoPreImage
+            | FitError::NoRegression
+            | FitError::SingularPreImage
+            | FitError::BoundUndefined { .. } => self.fmt_heads(f),
             other => other.fmt_fit(f),
+        }
+    }
+}
+
+impl FitError {
+    /// The messages of the errors of the pre-image map, the regression head
+    /// and the Nyström bound.
+    fn fmt_heads(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitError::BadTargets {
+                rows,
+                got_rows,
+                columns,
+            } => write!(
+                f,
+                "targets: {got_rows} rows of {columns} columns for {rows} training rows \
+                 (need one row per training row and 1 to {} columns)",
+                kpca::MAX_TARGETS
+            ),
+            FitError::NoPreImage => write!(
+                f,
+                "the model has no pre-image map: fit it with the inverse transform \
+                 (fit_inverse_transform, `kpca fit --inverse-transform`)"
+            ),
+            FitError::NoRegression => write!(
+                f,
+                "the model has no regression head: fit it with targets \
+                 (fit_regression, `kpca fit --target FILE`)"
+            ),
+            FitError::SingularPreImage => write!(
+                f,
+                "the pre-image map's system K + alpha I is singular or overflows: \
+                 use a larger alpha"
+            ),
+            FitError::BoundUndefined { reason } => {
+                write!(f, "the Nystrom confidence bound is undefined: {reason}")
+            }
+            _ => Ok(()),
         }
     }
 }

@@ -185,6 +185,10 @@ pub struct FittedKpca {
     pub(crate) false_alarm_rate: f64,
     pub(crate) threshold: f64,
     pub(crate) warnings: Vec<FitWarning>,
+    /// The learned pre-image map, once fitted ([`FittedKpca::fit_inverse_transform`]).
+    pub(crate) preimage: Option<crate::preimage::PreImageMap>,
+    /// The regression head, once fitted ([`FittedKpca::fit_regression`]).
+    pub(crate) regression: Option<crate::regression::RegressionHead>,
 }
 
 /// numpy's default (linear) quantile of `values` at `q` in [0, 1]:
@@ -254,6 +258,8 @@ impl FittedKpca {
             false_alarm_rate,
             threshold,
             warnings,
+            preimage: None,
+            regression: None,
         })
     }
 
@@ -455,7 +461,7 @@ impl FittedKpca {
     /// so y = A' kappa(x) + b. For full kernel PCA 1'alpha = 0 in exact arithmetic
     /// and this is A = alpha, b = -alpha'r; folding the general form keeps the
     /// rounding residue of 1'alpha out of the device's scores.
-    fn folded(&self) -> (Vec<f64>, Vec<f64>) {
+    pub(crate) fn folded(&self) -> (Vec<f64>, Vec<f64>) {
         let k = self.n_components();
         let core = &self.core;
         let mut col_sums = vec![0.0; k];
@@ -558,6 +564,11 @@ impl FittedKpca {
             threshold: self.threshold as f32,
             fit: self.fit_info(),
             linear_map,
+            preimage: self.device_preimage(),
+            regression: self
+                .regression
+                .as_ref()
+                .map(|r| (to32(&r.weights), to32(&r.intercept))),
         };
         self.check_device(&model.as_model_ref()?)?;
         Ok(model)
@@ -740,6 +751,12 @@ pub struct DeviceModel {
     /// Whether the points are a folded linear map (linear and cosine
     /// models; see `kpca::ModelParts::linear_map`).
     pub linear_map: bool,
+    /// The pre-image section (score vectors rows x k, dual coefficients
+    /// rows x d in the device's input space), when the fit has one.
+    pub preimage: Option<(Vec<f32>, Vec<f32>)>,
+    /// The regression section (weights k x t, intercepts t), when the fit
+    /// has one.
+    pub regression: Option<(Vec<f32>, Vec<f32>)>,
 }
 
 impl DeviceModel {
@@ -760,6 +777,18 @@ impl DeviceModel {
             threshold: self.threshold,
             fit: self.fit,
             linear_map: self.linear_map,
+        })
+        .and_then(|view| {
+            view.with_heads(kpca::Heads {
+                preimage: self
+                    .preimage
+                    .as_ref()
+                    .map(|(scores, coef)| kpca::PreImageParts { scores, coef }),
+                regression: self
+                    .regression
+                    .as_ref()
+                    .map(|(weights, intercept)| kpca::RegressionParts { weights, intercept }),
+            })
         })
         .map_err(|source| FitError::Device {
             what: "validating the f32 model",

@@ -65,6 +65,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod bound;
 mod data;
 mod decomposition;
 mod driver;
@@ -78,12 +79,15 @@ mod linalg;
 mod linear_map;
 mod nystrom;
 mod params;
+pub mod preimage;
+pub mod regression;
 mod rng;
 mod simd;
 mod symprod;
 mod vexp;
 mod warning;
 
+pub use bound::{ErrorEstimate, DEFAULT_BOUND_CONFIDENCE};
 pub use data::Dataset;
 pub use error::FitError;
 pub use export::ExportInfo;
@@ -94,6 +98,8 @@ pub use params::{
     AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,
     DEFAULT_PINV_RTOL, DEFAULT_TOL,
 };
+pub use preimage::{PreImageMap, DEFAULT_PREIMAGE_ALPHA};
+pub use regression::RegressionHead;
 pub use rng::{sample_landmarks, SeededRng};
 pub use warning::FitWarning;
 
