@@ -7,6 +7,7 @@
 
 use crate::error::{count, fit_error, CliError, CliResult};
 use crate::fit_checks::{self, ColumnStats};
+use crate::fit_heads;
 use crate::hints::{self, KernelFacts, ModelShape};
 use crate::output::{float_text, is_stdout, output_name, write_output, Console};
 use crate::table::{read_indices, read_table, Source, Table};
@@ -183,6 +184,40 @@ pub struct FitArgs {
     /// (required).
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
+    /// Regression targets: a CSV or NPY file with one row per training row (same
+    /// order) and 1 to 16 columns; the model gets a regression head (kernel
+    /// principal component regression on the k scores) for `kpca predict` and
+    /// kpca_predict [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub target: Option<PathBuf>,
+    /// Fit the learned pre-image map (scikit-learn's fit_inverse_transform:
+    /// kernel ridge regression from the scores back to the inputs); the model
+    /// gets the pre-image section for `kpca reconstruct` and kpca_reconstruct
+    /// [default: off].
+    #[arg(long)]
+    pub inverse_transform: bool,
+    /// Ridge of the pre-image map, > 0 (with --inverse-transform) [default: 1].
+    #[arg(
+        long,
+        value_name = "A",
+        requires = "inverse_transform",
+        allow_negative_numbers = true
+    )]
+    pub alpha: Option<f64>,
+    /// Write a JSON report: eigenvalues, explained_variance_ratio,
+    /// reconstruction_errors (q = 1..k) and, for Nyström fits, confidence_bound
+    /// (q = 1..k, null where undefined) [default: none].
+    #[arg(long, value_name = "FILE.json")]
+    pub report: Option<PathBuf>,
+    /// Confidence level of the Nyström bound in the report, in (0, 1) (with
+    /// --report) [default: 0.9].
+    #[arg(
+        long,
+        value_name = "C",
+        requires = "report",
+        allow_negative_numbers = true
+    )]
+    pub bound_confidence: Option<f64>,
     /// Print no report and no hints, only warnings and errors [default: off].
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -462,8 +497,9 @@ fn fit_hints(
     fitted: &FittedKpca,
     table: &Table<f64>,
     stats: &ColumnStats,
-    blob_len: usize,
+    blob: &[u8],
 ) -> Vec<String> {
+    let blob_len = blob.len();
     let standardized = fitted.standardization().is_some();
     let kernel = kernel_facts(fitted, table, stats);
     let spread = (!standardized)
@@ -493,10 +529,34 @@ fn fit_hints(
         n_components: k,
         // The blob's input map: the standardisation, or the centre that rbf
         // and laplacian models are stored relative to.
-        standardized: kpca::format::blob_len_for(d, m, k, true) == Some(blob_len),
+        standardized: kpca::format::Header::parse(blob)
+            .map(|h| h.is_standardized())
+            .unwrap_or(false),
         nystrom: Some(!matches!(fitted.method(), Method::Full)),
     }));
     out
+}
+
+/// The report line of the model's optional sections, if it has any.
+fn sections_line(fitted: &FittedKpca) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(map) = fitted.preimage_map() {
+        parts.push(format!(
+            "pre-image map ({}, alpha = {})",
+            count(
+                map.scores.len() / fitted.n_components().max(1),
+                "score vector"
+            ),
+            float_text(map.alpha)
+        ));
+    }
+    if let Some(head) = fitted.regression_head() {
+        parts.push(format!(
+            "regression head ({})",
+            count(head.n_targets(), "target")
+        ));
+    }
+    (!parts.is_empty()).then(|| format!("sections: {}", parts.join(", ")))
 }
 
 /// Runs `kpca fit`.
@@ -504,14 +564,20 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let console = Console::new(is_stdout(&args.output), args.quiet);
     let start = Instant::now();
     fit_checks::check_flags(args, &console)?;
+    fit_heads::check_flags(args)?;
     let landmarks = read_landmarks(args)?;
     let table = read_table::<f64>(&args.input)?;
     let stats = ColumnStats::of(&table);
     fit_checks::check_data(args, &table, &stats, landmarks.as_deref())?;
+    let targets = fit_heads::read_targets(args, table.n_rows())?;
     let read_time = start.elapsed();
     let fit_start = Instant::now();
-    let fitted = fit_table(args, &table, landmarks)?;
+    let mut fitted = fit_table(args, &table, landmarks)?;
+    fit_heads::fit_heads(args, &mut fitted, targets.as_ref())?;
     let fit_time = fit_start.elapsed();
+    let train =
+        Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
+    fit_heads::write_report(args, &fitted, &train)?;
     let blob = fitted
         .to_blob()
         .map_err(|e| device_failure(e, args, &table.name))?;
@@ -530,13 +596,19 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
         fitted.n_points(),
         fitted.n_components()
     ))?;
+    if let Some(line) = sections_line(&fitted) {
+        console.report(&line)?;
+    }
+    if let Some(path) = &args.report {
+        console.report(&format!("report: {}", output_name(path)))?;
+    }
     console.report(&format!(
         "time: {:.3} s (read {:.3} s, fit {:.3} s)",
         start.elapsed().as_secs_f64(),
         read_time.as_secs_f64(),
         fit_time.as_secs_f64()
     ))?;
-    for hint in fit_hints(&fitted, &table, &stats, blob.len()) {
+    for hint in fit_hints(&fitted, &table, &stats, &blob) {
         console.hint(&hint);
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! `kpca inspect`: what a model file holds, and whether it is valid.
 
-use crate::error::{CliError, CliResult};
+use crate::error::{count, CliError, CliResult};
 use crate::hints::{self, ModelShape};
 use crate::model_file::ModelFile;
 use crate::model_summary::{device_kernel_text, variance_shares, VarianceBasis};
@@ -76,6 +76,7 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         m * 4,
         k * 4
     ))?;
+    out.report(&optional_sections_text(model))?;
     out.report(&format!("flash: {len} bytes (the blob, read in place)"))?;
     out.report(&format!(
         "per-vector cost: {m} kernel evaluations ({} multiply-adds) + {} multiply-adds{}",
@@ -99,6 +100,37 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
         ))
     } else {
         out.report("anomaly threshold: unset (0)")
+    }
+}
+
+/// The optional sections line: which sections the model has, their sizes
+/// and what each costs per vector after the projection.
+fn optional_sections_text(model: &ModelRef<'_>) -> String {
+    let (d, k) = (model.dim(), model.n_components());
+    let mut parts = Vec::new();
+    let n = model.n_preimage_rows();
+    if n > 0 {
+        parts.push(format!(
+            "pre-image map for kpca_reconstruct ({}, {} bytes; {n} kernel evaluations on \
+             k-vectors + {} multiply-adds per vector)",
+            count(n, "score vector"),
+            8 + 4 * (n * k + (n + 1) * d),
+            n * d
+        ));
+    }
+    let t = model.n_targets();
+    if t > 0 {
+        parts.push(format!(
+            "regression head for kpca_predict ({}, {} bytes; {} multiply-adds per vector)",
+            count(t, "target"),
+            8 + 4 * (k * t + t),
+            k * t
+        ));
+    }
+    if parts.is_empty() {
+        "optional sections: none".into()
+    } else {
+        format!("optional sections: {}", parts.join("; "))
     }
 }
 

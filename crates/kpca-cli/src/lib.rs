@@ -4,6 +4,10 @@
 //! ```text
 //! kpca fit --input train.csv --kernel rbf --gamma 0.5 --components 4 --output model.kpca
 //! kpca project --model model.kpca --input test.csv --output scores.csv --anomaly-score
+//! kpca fit --input train.csv --kernel rbf --components 4 --target y.csv --inverse-transform \
+//!     --report fit.json --output model.kpca
+//! kpca predict --model model.kpca --input test.csv --output y_hat.csv
+//! kpca reconstruct --model model.kpca --input test.csv --output x_hat.csv --iterate 20
 //! kpca inspect model.kpca
 //! kpca export --model model.kpca --format c --name sensor_model --output-dir firmware/
 //! kpca plot --model model.kpca --input test.csv --labels labels.csv --output fig.svg
@@ -32,9 +36,12 @@ pub mod cmd_export;
 pub mod cmd_fit;
 pub mod cmd_inspect;
 pub mod cmd_plot;
+pub mod cmd_predict;
 pub mod cmd_project;
+pub mod cmd_reconstruct;
 pub mod error;
 pub mod fit_checks;
+pub mod fit_heads;
 pub mod hints;
 pub mod metrics;
 pub mod model_file;
@@ -79,6 +86,11 @@ pub enum Command {
     Fit(cmd_fit::FitArgs),
     /// Project data through a model (the device's f32 computation) and write the scores.
     Project(cmd_project::ProjectArgs),
+    /// Predict the regression targets of data (the device's f32 kpca_predict).
+    Predict(cmd_predict::PredictArgs),
+    /// Reconstruct data in input space: the pre-image of each row (the device's
+    /// f32 kpca_reconstruct, then optional fixed-point steps for rbf).
+    Reconstruct(cmd_reconstruct::ReconstructArgs),
     /// Describe a model file: kernel, sizes, explained variance, threshold, CRC check.
     Inspect(cmd_inspect::InspectArgs),
     /// Export a model file as C source, a raw blob, or Rust source for firmware.
@@ -92,6 +104,8 @@ pub fn run(cli: Cli) -> CliResult<()> {
     match cli.command {
         Command::Fit(args) => cmd_fit::run(&args),
         Command::Project(args) => cmd_project::run(&args),
+        Command::Predict(args) => cmd_predict::run(&args),
+        Command::Reconstruct(args) => cmd_reconstruct::run(&args),
         Command::Inspect(args) => cmd_inspect::run(&args),
         Command::Export(args) => cmd_export::run(&args),
         Command::Plot(args) => cmd_plot::run(&args),

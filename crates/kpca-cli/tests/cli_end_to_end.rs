@@ -799,8 +799,18 @@ fn help_is_complete() {
                 "--solver",
                 "--false-alarm-rate",
                 "--output",
+                "--target",
+                "--inverse-transform",
+                "--alpha",
+                "--report",
+                "--bound-confidence",
                 "--quiet",
             ],
+        ),
+        ("predict", &["--model", "--input", "--output", "--header"]),
+        (
+            "reconstruct",
+            &["--model", "--input", "--output", "--iterate", "--header"],
         ),
         (
             "project",
@@ -856,7 +866,15 @@ fn help_is_complete() {
         assert!(help.contains("Example:"), "{sub} --help has no example");
     }
     let top = ok(&["--help"]);
-    for sub in ["fit", "project", "inspect", "export", "plot"] {
+    for sub in [
+        "fit",
+        "project",
+        "predict",
+        "reconstruct",
+        "inspect",
+        "export",
+        "plot",
+    ] {
         assert!(top.contains(sub));
     }
     // The demo is an example of the library's users, not a subcommand.
