@@ -12,7 +12,14 @@
 # firmware with the calls minus the same firmware without them; the model data
 # is in both); every kernel's cost and stack at m=128, d=8, k=4; and the rows of
 # scripts/cost-targets.txt against their targets (in --quick too): a row marked
-# `gate` over its target makes the script fail.
+# `gate` over its target makes the script fail. And the optional sections'
+# entry points (every bench model has a pre-image map over n = m score vectors
+# and a regression head of t = 2 targets) on RBF, k = 4, m=128 d=8 (also m=32
+# d=3 and m=512 d=16 without --quick): instructions per kpca_project,
+# kpca_predict and kpca_reconstruct call (same method, their outputs
+# self-checked against the host's), the stack of each, and the flash
+# kpca_predict and kpca_reconstruct add to the firmware that loads, projects
+# and scores (flash probe with WITH_HEADS).
 # Prints a Markdown table and writes it to build/firmware-cost.md. Also
 # `cargo xtask firmware cost [--quick]` (installs the tools first).
 set -euo pipefail
@@ -70,16 +77,18 @@ done; done
 # (the firmware's self-check against the host runs too), and the flash a
 # firmware that loads, projects and scores adds: through kpca_project (every
 # kernel linked) and through the kernel's own entry points (one kernel).
-flash_probe() { # DIR WITH: the flash probe firmware (text+rodata)
-  arm-none-eabi-gcc $CFLAGS -I"$1" -DWITH_KPCA=$2 $LDFLAGS -o "$1/flash_$2.elf" \
+flash_probe() { # DIR WITH [HEADS]: the flash probe firmware (text+rodata)
+  local heads=${3:-0} elf
+  elf=$1/flash_$2$([ "$heads" = 0 ] || echo "_heads$heads").elf
+  arm-none-eabi-gcc $CFLAGS -I"$1" -DWITH_KPCA=$2 -DWITH_HEADS="$heads" $LDFLAGS -o "$elf" \
     $FW/flash_kpca.c "$1/bench_model.c" $FW/startup.c $FW/semihost.c $FW/stack.c "$LIB" -lm
   if [ "$2" != 0 ]; then
     local run
     run=$(qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -semihosting-config enable=on,target=native \
-      -kernel "$1/flash_$2.elf" </dev/null 2>&1) || true
-    case "$run" in *"status 0"*) ;; *) echo "flash probe $1 ($2) failed: $run" >&2; exit 1 ;; esac
+      -kernel "$elf" </dev/null 2>&1) || true
+    case "$run" in *"status 0"*) ;; *) echo "flash probe $elf failed: $run" >&2; exit 1 ;; esac
   fi
-  flash "$1/flash_$2.elf"
+  flash "$elf"
 }
 ktable="| kernel (m=128, d=8, k=4) | kpca_project (instr.) | kpca_anomaly_score (instr.) | kpca_<kernel>_project (instr.) | stack project / score (B) | flash added, every kernel / this kernel's entry points (B) |
 |---|---|---|---|---|---|"
@@ -128,13 +137,38 @@ table="$table
 
 Flash added by the library (load + project + score; text+rodata, model data excluded): $((f1 - f0)) bytes through kpca_project (every kernel linked; target 6 KiB = 6144), $((f2 - f0)) bytes through kpca_rbf_project and kpca_rbf_anomaly_score (one kernel; target 2.5 KiB = 2560)."
 
+# The optional sections (kpca_predict: regression head, t = 2; kpca_reconstruct:
+# pre-image over n = m score vectors): instructions and stack per call next to
+# kpca_project's on the same model (the self-check covers their outputs), and
+# the flash each adds to the flash probe's load + project + score firmware.
+if [ "$quick" = "--quick" ]; then hshapes="128:8"; else hshapes="32:3 128:8 512:16"; fi
+htable="| m | d | k | n (pre-image) | t | kpca_project (instr.) | kpca_predict (instr.) | kpca_reconstruct (instr.) | predict − project | reconstruct − project | stack project / predict / reconstruct (B) | flash added by kpca_predict / kpca_reconstruct / both (B) |
+|---|---|---|---|---|---|---|---|---|---|---|---|"
+for hs in $hshapes; do
+  m=${hs%:*}; d=${hs#*:}
+  dir=$out/heads_m${m}_d${d}
+  bench_build rbf "$m" "$d" 4 "$dir" 1 7 8
+  hst=$(echo "$log" | sed -n 's/.*stack project \([0-9]*\) B, score [0-9]* B, predict \([0-9]*\) B, reconstruct \([0-9]*\) B.*/\1 \/ \2 \/ \3/p')
+  [ -n "$hst" ] || { echo "no predict / reconstruct stack in the log: $log" >&2; exit 1; }
+  p=$(per_call "$dir/bench_1_0.elf" "$dir/bench_1_$N.elf")
+  pr=$(per_call "$dir/bench_7_0.elf" "$dir/bench_7_$N.elf")
+  rc=$(per_call "$dir/bench_8_0.elf" "$dir/bench_8_$N.elf")
+  f1=$(flash_probe "$dir" 1); fp=$(flash_probe "$dir" 1 1); fr=$(flash_probe "$dir" 1 2); fb=$(flash_probe "$dir" 1 3)
+  htable="$htable
+| $m | $d | 4 | $m | 2 | $p | $pr | $rc | $((pr - p)) | $((rc - p)) | $hst | $((fp - f1)) / $((fr - f1)) / $((fb - f1)) |"
+done
+
 table="$table
 
 $ktable
 
 Targets (scripts/cost-targets.txt):
 
-$ttable"
+$ttable
+
+Optional sections (RBF; kpca_predict: regression head of t targets, kpca_reconstruct: pre-image over n score vectors; outputs self-checked against the host's; flash: added to the load + project + score firmware):
+
+$htable"
 echo "$table" | tee "$root/build/firmware-cost.md"
 if [ "${#over[@]}" -gt 0 ]; then
   printf 'firmware-cost: over target: %s\n' "${over[@]}" >&2

@@ -7,6 +7,12 @@
  * replaced by trivial stand-ins. The difference of the two
  * firmware sizes (text + rodata) is the library code a firmware pays for;
  * the model data is referenced by both.
+ *
+ * WITH_HEADS (with WITH_KPCA=1; default 0) adds calls of the optional
+ * sections' entry points on the same vector (the bench model has both
+ * sections): bit 1 kpca_predict, bit 2 kpca_reconstruct (3 both). A build
+ * with WITH_HEADS minus the same build without is the flash those calls add
+ * to a firmware that already loads, projects and scores.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +20,13 @@
 #include "bench_model.h"
 #include "kpca.h"
 #include "semihost.h"
+
+#ifndef WITH_HEADS
+#define WITH_HEADS 0
+#endif
+#if WITH_HEADS != 0 && WITH_KPCA != 1
+#error "WITH_HEADS needs WITH_KPCA=1"
+#endif
 
 volatile float flash_sink;
 
@@ -26,6 +39,16 @@ int main(void)
     kpca_status st = kpca_model_from_bytes(&model, bench_model_blob, bench_model_blob_len);
     st |= kpca_project(&model, bench_xs, BENCH_D, y, BENCH_K);
     st |= kpca_anomaly_score(&model, bench_xs, BENCH_D, &e);
+#if WITH_HEADS & 1
+    float p[BENCH_T];
+    st |= kpca_predict(&model, bench_xs, BENCH_D, p, BENCH_T);
+    e += p[0];
+#endif
+#if WITH_HEADS & 2
+    float xhat[BENCH_D];
+    st |= kpca_reconstruct(&model, bench_xs, BENCH_D, xhat, BENCH_D);
+    e += xhat[0];
+#endif
 #elif WITH_KPCA == 2
     kpca_model model;
     kpca_status st = kpca_model_from_bytes(&model, bench_model_blob, bench_model_blob_len);

@@ -16,6 +16,7 @@ use std::path::PathBuf;
     after_help = "Every input row gives one output row: one column per regression target, in \
     the order of the --target file given to `kpca fit`. The computation is the core's f32 code \
     (ModelRef::predict), exactly what kpca_predict computes on the device.\n\n\
+    With --truth, each target's RMSE and R² against the true values go to standard error.\n\n\
     Example:\n  kpca fit --input train.csv --kernel rbf --components 8 --target y.csv \
     --output model.kpca\n  kpca predict --model model.kpca --input test.csv --output y_hat.csv"
 )]
@@ -33,6 +34,54 @@ pub struct PredictArgs {
     /// Write a header line first: target1,...,targetT [default: off].
     #[arg(long)]
     pub header: bool,
+    /// The true target values of the input rows (a CSV or NPY file, one row per
+    /// input row, one column per target): reports each target's RMSE and R²
+    /// on standard error [default: none].
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
+}
+
+/// RMSE and R² (1 - SSE / SST about the truth's mean) of column `j` of the
+/// row-major `pred` and `truth`, both with `t` columns.
+pub fn fit_quality(pred: &[f64], truth: &[f64], t: usize, j: usize) -> (f64, f64) {
+    let col = |v: &[f64]| {
+        v.iter()
+            .skip(j)
+            .step_by(t.max(1))
+            .copied()
+            .collect::<Vec<f64>>()
+    };
+    let (p, y) = (col(pred), col(truth));
+    let n = y.len().max(1) as f64;
+    let mean = y.iter().sum::<f64>() / n;
+    let sse: f64 = p.iter().zip(&y).map(|(a, b)| (a - b) * (a - b)).sum();
+    let sst: f64 = y.iter().map(|b| (b - mean) * (b - mean)).sum();
+    ((sse / n).sqrt(), 1.0 - sse / sst)
+}
+
+/// Reads `--truth` and reports the quality of `pred` (rows x t) against it.
+fn report_truth(args: &PredictArgs, pred: &[f64], rows: usize, t: usize) -> CliResult<()> {
+    let Some(path) = &args.truth else {
+        return Ok(());
+    };
+    let truth = crate::table::read_table::<f64>(path)?;
+    if truth.n_rows() != rows || truth.n_cols != t {
+        return Err(CliError::input(format!(
+            "{}: {} rows x {} columns, but the predictions are {rows} rows x {t} targets",
+            truth.name,
+            truth.n_rows(),
+            truth.n_cols
+        )));
+    }
+    for j in 0..t {
+        let (rmse, r2) = fit_quality(pred, &truth.values, t, j);
+        crate::output::stderr_line(&format!(
+            "target {}: RMSE {rmse:.6}, R² {r2:.4} on {rows} rows ({})",
+            j + 1,
+            truth.name
+        ));
+    }
+    Ok(())
 }
 
 /// Runs `kpca predict`.
@@ -54,11 +103,14 @@ pub fn run(args: &PredictArgs) -> CliResult<()> {
         sink.text_row(&names)?;
     }
     let mut out = vec![0.0f32; t];
+    let mut all = Vec::with_capacity(table.n_rows() * t);
     for (row, origin) in table.rows().zip(&table.origins) {
         model.predict(row, &mut out).map_err(|e| {
             CliError::input(format!("{}: {origin}: cannot predict: {e}", table.name))
         })?;
         sink.float_row(&out)?;
+        all.extend(out.iter().map(|&v| f64::from(v)));
     }
-    sink.finish()
+    sink.finish()?;
+    report_truth(args, &all, table.n_rows(), t)
 }

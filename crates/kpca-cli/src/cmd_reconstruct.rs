@@ -18,7 +18,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Args)]
 #[command(
     after_help = "Every input row gives one output row of d values: its pre-image x-hat, in \
-    the data's units. x - x-hat is the per-feature residual: which input channel is off. With \
+    the data's units (with --residual: x - x-hat, the per-feature residual, which input channel \
+    is off). With \
     --iterate 0 (the default) this is the learned map's answer computed by the core's f32 \
     code (ModelRef::reconstruct), exactly what kpca_reconstruct computes on the device; with \
     --iterate N (rbf models only) up to N fixed-point steps of Mika et al. (1999) follow, in \
@@ -42,7 +43,12 @@ pub struct ReconstructArgs {
     /// Fixed-point steps after the learned map (rbf models only) [default: 0].
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub iterate: usize,
-    /// Write a header line first: x1,...,xd [default: off].
+    /// Write the per-feature residual x - x-hat instead of x-hat: which input
+    /// channel is off [default: off].
+    #[arg(long)]
+    pub residual: bool,
+    /// Write a header line first: the input's column names when it has a
+    /// header line, else x1,...,xd [default: off].
     #[arg(long)]
     pub header: bool,
 }
@@ -122,7 +128,10 @@ pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     let d = model.dim();
     let mut sink = Sink::create(&args.output)?;
     if args.header {
-        let names: Vec<String> = (1..=d).map(|j| format!("x{j}")).collect();
+        let names: Vec<String> = match &table.header {
+            Some(h) if h.len() == d => h.clone(),
+            _ => (1..=d).map(|j| format!("x{j}")).collect(),
+        };
         sink.text_row(&names)?;
     }
     let mut x_hat = vec![0.0f32; d];
@@ -132,11 +141,25 @@ pub fn run(args: &ReconstructArgs) -> CliResult<()> {
             CliError::input(format!("{}: {origin}: cannot reconstruct: {e}", table.name))
         };
         model.reconstruct(row, &mut x_hat).map_err(fail)?;
+        let residual = |x: f32, r: f32| if args.residual { x - r } else { r };
         match &expansion {
-            None => sink.float_row(&x_hat)?,
+            None => {
+                let out: Vec<f32> = row
+                    .iter()
+                    .zip(&x_hat)
+                    .map(|(&x, &r)| residual(x, r))
+                    .collect();
+                sink.float_row(&out)?;
+            }
             Some(ex) => {
                 model.project(row, &mut y).map_err(fail)?;
-                sink.float_row(&ex.refine(&y, &x_hat, args.iterate))?;
+                let z = ex.refine(&y, &x_hat, args.iterate);
+                let out: Vec<f64> = row
+                    .iter()
+                    .zip(&z)
+                    .map(|(&x, &r)| if args.residual { f64::from(x) - r } else { r })
+                    .collect();
+                sink.float_row(&out)?;
             }
         }
     }

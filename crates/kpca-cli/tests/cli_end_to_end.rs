@@ -807,10 +807,20 @@ fn help_is_complete() {
                 "--quiet",
             ],
         ),
-        ("predict", &["--model", "--input", "--output", "--header"]),
+        (
+            "predict",
+            &["--model", "--input", "--output", "--header", "--truth"],
+        ),
         (
             "reconstruct",
-            &["--model", "--input", "--output", "--iterate", "--header"],
+            &[
+                "--model",
+                "--input",
+                "--output",
+                "--iterate",
+                "--residual",
+                "--header",
+            ],
         ),
         (
             "project",

@@ -168,6 +168,7 @@ fn fit_with_targets_then_predict_matches_nystrompca_and_scikit_learn() {
         if !nystrom {
             let err = column_rel(&got, &matrix(&fx["sklearn_predictions"]));
             assert!(err <= DEVICE_TOL, "sklearn: predictions off by {err:e}");
+            truth_report_is_the_rmse_and_r2(&model, &test, &f, &got);
         }
         let inspect = ok(&["inspect", &model]);
         assert!(
@@ -175,6 +176,41 @@ fn fit_with_targets_then_predict_matches_nystrompca_and_scikit_learn() {
             "{inspect}"
         );
     }
+}
+
+/// `predict --truth` reports each target's RMSE and R²: against values
+/// offset by +1 in target 1 and -2 in target 2 (so RMSE 1 and 2 exactly), and
+/// a truth of the wrong shape is refused.
+fn truth_report_is_the_rmse_and_r2(model: &str, test: &str, f: &Files, pred: &[Vec<f64>]) {
+    let shifted: Vec<Vec<f64>> = pred.iter().map(|r| vec![r[0] + 1.0, r[1] - 2.0]).collect();
+    let truth = f.csv("truth.csv", &shifted);
+    let (code, _, stderr) = run(&[
+        "predict",
+        "--model",
+        model,
+        "--input",
+        test,
+        "--truth",
+        &truth,
+        "--output",
+        "/dev/null",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let rmse: Vec<f64> = stderr
+        .lines()
+        .filter_map(|l| l.split("RMSE ").nth(1)?.split(',').next()?.parse().ok())
+        .collect();
+    assert_eq!(rmse.len(), 2, "{stderr}");
+    assert!(
+        (rmse[0] - 1.0).abs() < 1e-5 && (rmse[1] - 2.0).abs() < 1e-5,
+        "{stderr}"
+    );
+    let short = f.csv("short_truth.csv", &shifted[..5]);
+    let (code, _, stderr) = run(&[
+        "predict", "--model", model, "--input", test, "--truth", &short,
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("5 rows x 2 columns"), "{stderr}");
 }
 
 #[test]
@@ -212,6 +248,22 @@ fn inverse_transform_then_reconstruct_matches_scikit_learn_and_mika() {
         err <= DEVICE_TOL,
         "learned pre-image off by {err:e} of scale"
     );
+    let residual = read_csv(&ok(&[
+        "reconstruct",
+        "--model",
+        &model,
+        "--input",
+        &test,
+        "--residual",
+    ]));
+    let x = matrix(&fx["x_test"]);
+    let expected: Vec<Vec<f64>> = x
+        .iter()
+        .zip(&learned)
+        .map(|(a, b)| a.iter().zip(b).map(|(p, q)| p - q).collect())
+        .collect();
+    let err = column_rel(&residual, &expected);
+    assert!(err <= DEVICE_TOL, "residual is not x - x-hat: {err:e}");
     let steps = fx["mika_steps"].to_string();
     let iterated = read_csv(&ok(&[
         "reconstruct",

@@ -1,15 +1,17 @@
-//! The README's quick start, run as written: every `$ kpca ...` line of the
-//! block after `<!-- quick-start -->`, from a fresh directory that holds the
-//! repository's `data/`, with the built `kpca` first on PATH.
+//! The README's quick start and worked example, run as written: every `$ ...`
+//! line of the block after `<!-- quick-start -->` (all `kpca` commands) and
+//! after `<!-- worked-example -->` (`kpca` with `cut`, `sed` and `awk`), from a
+//! fresh directory that holds the repository's `data/`, with the built `kpca`
+//! first on PATH.
 
 use std::path::Path;
 use std::process::Command;
 
-/// The commands of the quick-start block and the output shown under each.
-fn quick_start(readme: &str) -> Vec<(String, Vec<String>)> {
+/// The commands of the block after `marker` and the output shown under each.
+fn block_steps(readme: &str, marker: &str) -> Vec<(String, Vec<String>)> {
     let start = readme
-        .find("<!-- quick-start -->")
-        .expect("README has a quick-start marker");
+        .find(marker)
+        .unwrap_or_else(|| panic!("README has the marker {marker}"));
     let block = &readme[start..];
     let body = block
         .split("```")
@@ -41,15 +43,10 @@ fn shape(line: &str) -> String {
     line[..cut].trim_end_matches('-').to_string()
 }
 
-#[test]
-fn readme_quick_start_runs_as_written() {
+/// Runs `steps` in a fresh directory holding `data/`, checking each
+/// command's output against the README's, line by line up to the first number.
+fn run_steps(steps: &[(String, Vec<String>)], only_kpca: bool) {
     let root = kpca_testkit::repo_root();
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let steps = quick_start(&readme);
-    assert!(
-        steps.len() >= 5,
-        "the quick start has its five commands: {steps:?}"
-    );
     let dir = tempfile::tempdir().expect("temp dir");
     std::os::unix::fs::symlink(root.join("data"), dir.path().join("data")).expect("link data/");
     let bin = Path::new(env!("CARGO_BIN_EXE_kpca"));
@@ -58,8 +55,8 @@ fn readme_quick_start_runs_as_written() {
         bin.parent().expect("bin dir").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    for (cmd, shown) in &steps {
-        assert!(cmd.starts_with("kpca "), "{cmd}");
+    for (cmd, shown) in steps {
+        assert!(!only_kpca || cmd.starts_with("kpca "), "{cmd}");
         let out = Command::new("sh")
             .args(["-c", cmd])
             .current_dir(dir.path())
@@ -78,4 +75,33 @@ fn readme_quick_start_runs_as_written() {
             assert_eq!(shape(got), shape(want), "{cmd}: {got:?} vs README {want:?}");
         }
     }
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(kpca_testkit::repo_root().join("README.md")).expect("README.md")
+}
+
+#[test]
+fn readme_quick_start_runs_as_written() {
+    let steps = block_steps(&readme(), "<!-- quick-start -->");
+    assert!(
+        steps.len() >= 5,
+        "the quick start has its five commands: {steps:?}"
+    );
+    run_steps(&steps, true);
+}
+
+#[test]
+fn readme_worked_example_runs_as_written() {
+    let steps = block_steps(&readme(), "<!-- worked-example -->");
+    let uses = |sub: &str| {
+        steps
+            .iter()
+            .any(|(c, _)| c.starts_with(&format!("kpca {sub} ")))
+    };
+    assert!(
+        uses("predict") && uses("reconstruct"),
+        "the worked example predicts and reconstructs: {steps:?}"
+    );
+    run_steps(&steps, false);
 }
