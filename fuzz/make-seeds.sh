@@ -33,6 +33,11 @@ fit linear --kernel linear --components 2 --nystrom 5 --seed 3
 fit laplacian --kernel laplacian --components 4 --standardize --nystrom 7 --seed 4
 fit sigmoid --kernel sigmoid --gamma 0.05 --coef0 0.1 --components 2 --nystrom 6 --seed 5
 fit cosine --kernel cosine --components 3 --nystrom 9 --seed 6
+# Models with the optional sections (format 4): a pre-image map and a
+# regression head of two targets computed from the rows.
+awk -F, 'NR == 1 { print "y1,y2"; next } { print $1 + $2 "," 2 * $3 }' "$TMP/train.csv" > "$TMP/targets.csv"
+fit heads_rbf --kernel rbf --components 3 --standardize --nystrom 8 --seed 1 --inverse-transform --target "$TMP/targets.csv"
+fit heads_poly --kernel poly --components 2 --nystrom 6 --seed 2 --inverse-transform --alpha 0.5
 
 # Input vectors for the projection targets: selector bytes 16..127 give
 # moderate values, 0..15 the special ones (Values::value in fuzz/src/lib.rs).
