@@ -116,30 +116,90 @@ pub(crate) fn check_regression(r: &RegressionParts<'_>, k: usize) -> Result<usiz
     Ok(t)
 }
 
-/// The model's kernel between two score vectors of the same length (the
-/// pre-image map's kernel: the same function and parameters as the model's,
-/// on k-dimensional vectors). The RBF and Laplacian kernels take the
-/// difference directly, so no cancellation enters.
-fn score_kernel(model: &ModelRef<'_>, y: &[f32], t: &[f32]) -> f32 {
-    let (gamma, coef0) = (model.raw.gamma, model.raw.coef0);
-    let (mut dot, mut sq, mut l1, mut yy, mut tt) = (0.0f32, 0.0f32, 0.0f32, 0.0f32, 0.0f32);
+/// sum_l (y_l - t_l)^2.
+#[inline]
+fn sq_diff(y: &[f32], t: &[f32]) -> f32 {
+    let mut sum = 0.0f32;
     for (&a, &b) in y.iter().zip(t) {
         keep_rolled();
         let diff = a - b;
-        dot += a * b;
-        sq += diff * diff;
-        l1 += libm::fabsf(diff);
+        sum += diff * diff;
+    }
+    sum
+}
+
+/// sum_l |y_l - t_l|.
+#[inline]
+fn abs_diff(y: &[f32], t: &[f32]) -> f32 {
+    let mut sum = 0.0f32;
+    for (&a, &b) in y.iter().zip(t) {
+        keep_rolled();
+        sum += libm::fabsf(a - b);
+    }
+    sum
+}
+
+/// The dot-product kernels (linear, polynomial, sigmoid, cosine) of the
+/// model between y and t: one loop for the three sums, then the kernel's
+/// function of them.
+#[inline]
+fn dot_kernel(model: &ModelRef<'_>, y: &[f32], t: &[f32]) -> f32 {
+    let (mut yt, mut yy, mut tt) = (0.0f32, 0.0f32, 0.0f32);
+    for (&a, &b) in y.iter().zip(t) {
+        keep_rolled();
+        yt += a * b;
         yy += a * a;
         tt += b * b;
     }
-    let u = gamma * dot + coef0;
+    let u = model.raw.gamma * yt + model.raw.coef0;
     match model.raw.kernel {
-        k if k == KernelId::Linear as u32 => dot,
-        k if k == KernelId::Polynomial as u32 => powi(u, model.raw.degree),
-        k if k == KernelId::Rbf as u32 => fastmath::exp_neg(gamma * sq),
-        k if k == KernelId::Laplacian as u32 => fastmath::exp_neg(gamma * l1),
-        k if k == KernelId::Sigmoid as u32 => fastmath::tanh(u),
-        _ => cosine(dot, yy, tt),
+        id if id == KernelId::Linear as u32 => yt,
+        id if id == KernelId::Polynomial as u32 => powi(u, model.raw.degree),
+        id if id == KernelId::Sigmoid as u32 => fastmath::tanh(u),
+        _ => cosine(yt, yy, tt),
+    }
+}
+
+/// sums += sum_i kernel(t_i) beta_i over the pre-image rows (t_i, beta_i);
+/// one copy per kernel family, so the row loop of the RBF and Laplacian
+/// kernels does not branch on the kernel.
+#[inline]
+fn expand(
+    pre: &PreImageParts<'_>,
+    k: usize,
+    d: usize,
+    sums: &mut [f32],
+    kernel: impl Fn(&[f32]) -> f32,
+) {
+    for (t, beta) in pre
+        .scores
+        .chunks_exact(k.max(1))
+        .zip(pre.coef.chunks_exact(d.max(1)))
+    {
+        keep_rolled();
+        let kv = kernel(t);
+        for (s, &b) in sums.iter_mut().zip(beta) {
+            keep_rolled();
+            *s += kv * b;
+        }
+    }
+}
+
+/// [`expand`] with the model's kernel between the score vectors (the
+/// pre-image map's kernel: the same function and parameters as the model's,
+/// on k-dimensional vectors). The RBF and Laplacian kernels take the
+/// difference directly, so no cancellation enters.
+fn expand_model_kernel(model: &ModelRef<'_>, pre: &PreImageParts<'_>, y: &[f32], sums: &mut [f32]) {
+    let (d, _, k) = model.dims();
+    let gamma = model.raw.gamma;
+    match model.raw.kernel {
+        id if id == KernelId::Rbf as u32 => expand(pre, k, d, sums, |t| {
+            fastmath::exp_neg(gamma * sq_diff(y, t))
+        }),
+        id if id == KernelId::Laplacian as u32 => expand(pre, k, d, sums, |t| {
+            fastmath::exp_neg(gamma * abs_diff(y, t))
+        }),
+        _ => expand(pre, k, d, sums, |t| dot_kernel(model, y, t)),
     }
 }
 
@@ -239,18 +299,7 @@ impl<'a> ModelRef<'a> {
             out.fill(0.0);
             &mut *out
         };
-        for (t, beta) in pre
-            .scores
-            .chunks_exact(k.max(1))
-            .zip(pre.coef.chunks_exact(d.max(1)))
-        {
-            keep_rolled();
-            let kv = score_kernel(self, y, t);
-            for (s, &b) in sums.iter_mut().zip(beta) {
-                keep_rolled();
-                *s += kv * b;
-            }
-        }
+        expand_model_kernel(self, &pre, y, sums);
         let offset = pre
             .coef
             .get(pre.coef.len().saturating_sub(d)..)

@@ -5,7 +5,7 @@
 //!
 //! | kind      | writes                                             | used by |
 //! |-----------|----------------------------------------------------|---------|
-//! | `bench`   | `bench_model.{h,c}`: blob, 16 vectors, results     | scripts/firmware-cost.sh, scripts/link-check.sh |
+//! | `bench`   | `bench_model.{h,c}`: blob (with a pre-image section and a regression head), 16 vectors, results | scripts/firmware-cost.sh, scripts/link-check.sh |
 //! | `c-tests` | `c_test_models.{h,c}`: ten blobs, vectors, results, status texts | scripts/c-sanitize.sh |
 //! | `rust-fw` | `model.kpca`, `xs.bin`, `expected.bin`, `dims.rs`  | firmware/rust-m4f (`cargo xtask firmware rust`) |
 //! | `clib`    | `model.{kpca,h,c}`, `vectors.{csv,h,c}`, `expected.csv` (f64) | scripts/clib-test.sh |
