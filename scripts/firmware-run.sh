@@ -8,7 +8,9 @@
 # c-examples/firmware/kpca_fw.c with arm-none-eabi-gcc (strict flags, Cortex-M4F
 # hard float) against the firmware libkpca.a (scripts/build-firmware-lib.sh),
 # runs it under qemu-system-arm -machine mps2-an386 with semihosting and writes
-# its per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score).
+# its per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score), and
+# for a model with the optional sections OUT_DIR/firmware_predictions.csv
+# (kpca_predict) and OUT_DIR/firmware_reconstructions.csv (kpca_reconstruct).
 # Exit status: the firmware's (0 = every call returned KPCA_OK).
 # Also `cargo xtask firmware run MODEL.kpca VECTORS.csv OUT_DIR` (installs the
 # tools first); used by tests/firmware_qemu.rs and scripts/firmware-demo.sh.
@@ -55,8 +57,15 @@ arm-none-eabi-size "$elf" | tail -1 | awk '{printf "firmware: text %d B, data %d
 status=0
 timeout 120 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \
   -semihosting-config enable=on,target=native -kernel "$elf" </dev/null >"$out/firmware_output.txt" 2>&1 || status=$?
-grep -v '^[0-9]' "$out/firmware_output.txt" || true
+grep -v '^[0-9pr] ' "$out/firmware_output.txt" | grep -v '^[0-9]' || true
 awk '/^[0-9]+ / { line = $2; for (i = 3; i < NF; i++) line = line "," $i; print line }' \
   "$out/firmware_output.txt" >"$out/firmware_scores.csv"
+# The optional sections' outputs, when the model has them: "p row ..." and "r row ...".
+for tag in p:predictions r:reconstructions; do
+  rm -f "$out/firmware_${tag#*:}.csv"
+  awk -v t="${tag%%:*}" '$1 == t { line = $3; for (i = 4; i <= NF; i++) line = line "," $i; print line }' \
+    "$out/firmware_output.txt" >"$out/firmware_${tag#*:}.csv"
+  [ -s "$out/firmware_${tag#*:}.csv" ] || rm -f "$out/firmware_${tag#*:}.csv"
+done
 echo "firmware exit status $status; $(wc -l <"$out/firmware_scores.csv") rows in $out/firmware_scores.csv"
 exit $status

@@ -9,7 +9,9 @@
  *
  * For each vector it prints one line "row y_1 ... y_k score flag" (9 significant
  * digits, enough to round-trip a float; flag = 1 when the score is above the
- * model's threshold) and exits 0 when every call returned KPCA_OK.
+ * model's threshold), then, when the model has the optional sections,
+ * "p row p_1 ... p_t" (kpca_predict) and "r row xhat_1 ... xhat_d"
+ * (kpca_reconstruct), and exits 0 when every call returned KPCA_OK.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,41 @@
 typedef char kpca_status_is_32_bits[(sizeof(kpca_status) == 4) ? 1 : -1];
 /* The header's stated struct size for 32-bit targets. */
 typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE_ILP32) ? 1 : -1];
+
+/* One line of `n` floats after a tag and the row number. */
+static void print_row(const char *tag, size_t row, const float *v, size_t n)
+{
+    semihost_printf("%s %u", tag, (unsigned)row);
+    for (size_t i = 0; i < n; ++i) {
+        semihost_printf(" %.9g", (double)v[i]);
+    }
+    semihost_printf("\n");
+}
+
+/* The regression predictions and the pre-image of `x`, when the model has
+ * those sections. */
+static kpca_status print_heads(const kpca_model *model, size_t row, const float *x)
+{
+    float p[KPCA_MAX_TARGETS];
+    float x_hat[VECTORS_DIM];
+    kpca_status st = KPCA_OK;
+    if (model->n_targets > 0) {
+        st = kpca_predict(model, x, VECTORS_DIM, p, KPCA_MAX_TARGETS);
+        if (st == KPCA_OK) {
+            print_row("p", row, p, model->n_targets);
+        }
+    }
+    if (st == KPCA_OK && model->n_preimage > 0) {
+        st = kpca_reconstruct(model, x, VECTORS_DIM, x_hat, VECTORS_DIM);
+        if (st == KPCA_OK) {
+            print_row("r", row, x_hat, VECTORS_DIM);
+        }
+    }
+    if (st != KPCA_OK) {
+        semihost_printf("row %u heads: %s (%d)\n", (unsigned)row, kpca_status_str(st), (int)st);
+    }
+    return st;
+}
 
 int main(void)
 {
@@ -68,6 +105,9 @@ int main(void)
             semihost_printf(" %.9g", (double)y[l]);
         }
         semihost_printf(" %.9g %u\n", (double)score, (unsigned)flag);
+        if (print_heads(&model, row, x) != KPCA_OK) {
+            return 1;
+        }
     }
     semihost_printf("done: %u vectors, %d above threshold\n", (unsigned)VECTORS_ROWS, anomalies);
     return 0;

@@ -104,3 +104,102 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
         "vs scikit-learn: {sk_err:e}"
     );
 }
+
+/// The host's f32 core (`ModelRef::predict` / `reconstruct`) on each row.
+fn host_core_heads(blob: &[u8], test: &[f64], d: usize, t: usize) -> (Vec<f64>, Vec<f64>) {
+    let copy = support::Aligned::new(blob);
+    let model = kpca::ModelRef::from_bytes(copy.bytes()).expect("blob loads");
+    let (mut p, mut r) = (Vec::new(), Vec::new());
+    let (mut pv, mut rv) = (vec![0.0f32; t], vec![0.0f32; d]);
+    for row in test.chunks(d) {
+        let x: Vec<f32> = row.iter().map(|&v| v as f32).collect();
+        model.predict(&x, &mut pv).expect("predict");
+        model.reconstruct(&x, &mut rv).expect("reconstruct");
+        p.extend(pv.iter().map(|&v| f64::from(v)));
+        r.extend(rv.iter().map(|&v| f64::from(v)));
+    }
+    (p, r)
+}
+
+#[test]
+fn c_firmware_predicts_and_reconstructs_as_the_host() {
+    if !kpca_testkit::require_tools(
+        "c_firmware_predicts_and_reconstructs_as_the_host",
+        &["arm-none-eabi-gcc", "qemu-system-arm"],
+    ) {
+        return;
+    }
+    let root = kpca_testkit::repo_root();
+    let fx = load("seeds_pcr_diabetes.json");
+    let k = fx["n_components"].as_u64().unwrap() as usize;
+    let train = dataset(&fx["x_train"]);
+    let (test_values, d) = mat(&fx["x_test"]);
+    let test = Dataset::new(test_values.clone(), d).unwrap();
+    let (targets, t) = mat(&fx["targets_train"]);
+    let mut fitted = KernelPca::params()
+        .kernel(kernel_of(&fx))
+        .n_components(k)
+        .fit(&train)
+        .unwrap();
+    fitted
+        .fit_regression(&Dataset::new(targets, t).unwrap())
+        .unwrap();
+    fitted.fit_inverse_transform(1.0).unwrap();
+    let blob = fitted.to_blob().unwrap();
+    let dir = kpca_testkit::target_dir().join("firmware-tests/diabetes_heads");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("model.kpca"), &blob).unwrap();
+    let csv: String = test_values
+        .chunks(d)
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{:?}", *v as f32))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(dir.join("vectors.csv"), csv).unwrap();
+    let status = Command::new(root.join("scripts/firmware-run.sh"))
+        .current_dir(root)
+        .arg(dir.join("model.kpca"))
+        .arg(dir.join("vectors.csv"))
+        .arg(&dir)
+        .status()
+        .expect("scripts/firmware-run.sh runs");
+    assert!(status.success(), "firmware run failed: {status}");
+    let (p_fw, pc) = read_csv(&dir.join("firmware_predictions.csv"));
+    let (r_fw, rc) = read_csv(&dir.join("firmware_reconstructions.csv"));
+    assert_eq!((pc, rc), (t, d));
+    let (p_host, r_host) = host_core_heads(&blob, &test_values, d, t);
+    let p_err = col_rel_err(&p_fw, &p_host, t);
+    let r_err = col_rel_err(&r_fw, &r_host, d);
+    println!("firmware vs host f32 core: predictions {p_err:.2e}, pre-images {r_err:.2e}");
+    assert!(
+        p_err <= FIRMWARE_VS_F64_REL_TOL,
+        "predictions off by {p_err:e}"
+    );
+    assert!(
+        r_err <= FIRMWARE_VS_F64_REL_TOL,
+        "pre-images off by {r_err:e}"
+    );
+    let p64 = fitted.predict(&test).unwrap();
+    let r64 = fitted.preimage(&test, 0).unwrap();
+    let p_err = col_rel_err(&p_fw, &p64, t);
+    let r_err = col_rel_err(&r_fw, &r64, d);
+    println!("firmware vs f64 fit: predictions {p_err:.2e}, pre-images {r_err:.2e}");
+    assert!(
+        p_err <= FIRMWARE_VS_F64_REL_TOL,
+        "predictions vs f64: {p_err:e}"
+    );
+    assert!(
+        r_err <= FIRMWARE_VS_F64_REL_TOL,
+        "pre-images vs f64: {r_err:e}"
+    );
+    let (want, _) = mat(&fx["full_predictions"]);
+    let err = col_rel_err(&p_fw, &want, t);
+    assert!(
+        err <= FIRMWARE_VS_F64_REL_TOL,
+        "vs nystrompca KernelPCR: {err:e}"
+    );
+}
