@@ -453,7 +453,7 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     // Every section was split off the body with its exact length, the sizes
     // and kernel were checked and every number is finite and consistent: the
     // invariant of `ModelRef` holds for the lifetime of `bytes`.
-    ModelRef::from_validated_raw(RawModel {
+    let mut raw = RawModel {
         magic: LOADED_MAGIC,
         kernel,
         dim: h.dim,
@@ -482,8 +482,9 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         preimage_coef: core::ptr::null(),
         reg_weights: core::ptr::null(),
         reg_intercept: core::ptr::null(),
-    })
-    .with_heads(heads)
+    };
+    crate::heads::attach_heads(&mut raw, &heads)?;
+    Ok(ModelRef::from_validated_raw(raw))
 }
 
 impl<'a> ModelRef<'a> {

@@ -203,6 +203,37 @@ fn expand_model_kernel(model: &ModelRef<'_>, pre: &PreImageParts<'_>, y: &[f32],
     }
 }
 
+/// Sets the section fields of `raw` (sizes, pointers, the sections flag)
+/// from `heads`, after checking them against its d and k (the checks of
+/// [`ModelRef::with_heads`]); in place, so the loader builds its model once.
+pub(crate) fn attach_heads(
+    raw: &mut crate::model::RawModel,
+    heads: &Heads<'_>,
+) -> Result<(), Error> {
+    let (d, k) = (to_usize(raw.dim), to_usize(raw.n_components));
+    raw.n_preimage = 0;
+    raw.preimage_scores = core::ptr::null();
+    raw.preimage_coef = core::ptr::null();
+    raw.n_targets = 0;
+    raw.reg_weights = core::ptr::null();
+    raw.reg_intercept = core::ptr::null();
+    if let Some(p) = heads.preimage {
+        raw.n_preimage = to_u32(check_preimage(&p, d, k)?);
+        raw.preimage_scores = p.scores.as_ptr();
+        raw.preimage_coef = p.coef.as_ptr();
+    }
+    if let Some(r) = heads.regression {
+        raw.n_targets = to_u32(check_regression(&r, k)?);
+        raw.reg_weights = r.weights.as_ptr();
+        raw.reg_intercept = r.intercept.as_ptr();
+    }
+    raw.flags &= !crate::format::FLAG_SECTIONS;
+    if !heads.is_empty() {
+        raw.flags |= crate::format::FLAG_SECTIONS;
+    }
+    Ok(())
+}
+
 impl<'a> ModelRef<'a> {
     /// This view with the optional sections `heads` attached, after checking
     /// them against the model's d and k (see [`PreImageParts`] and
@@ -210,28 +241,8 @@ impl<'a> ModelRef<'a> {
     /// [`Error::DimensionTooLarge`], [`Error::NonFiniteModel`]. Sections
     /// already attached and absent from `heads` are dropped.
     pub fn with_heads(self, heads: Heads<'a>) -> Result<ModelRef<'a>, Error> {
-        let (d, _, k) = self.dims();
         let mut raw = self.raw;
-        raw.n_preimage = 0;
-        raw.preimage_scores = core::ptr::null();
-        raw.preimage_coef = core::ptr::null();
-        raw.n_targets = 0;
-        raw.reg_weights = core::ptr::null();
-        raw.reg_intercept = core::ptr::null();
-        if let Some(p) = heads.preimage {
-            raw.n_preimage = to_u32(check_preimage(&p, d, k)?);
-            raw.preimage_scores = p.scores.as_ptr();
-            raw.preimage_coef = p.coef.as_ptr();
-        }
-        if let Some(r) = heads.regression {
-            raw.n_targets = to_u32(check_regression(&r, k)?);
-            raw.reg_weights = r.weights.as_ptr();
-            raw.reg_intercept = r.intercept.as_ptr();
-        }
-        raw.flags &= !crate::format::FLAG_SECTIONS;
-        if !heads.is_empty() {
-            raw.flags |= crate::format::FLAG_SECTIONS;
-        }
+        attach_heads(&mut raw, &heads)?;
         // The core sections are unchanged and the new ones were checked
         // against the model's sizes: the invariant holds for 'a.
         Ok(ModelRef::from_validated_raw(raw))
