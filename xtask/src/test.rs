@@ -11,7 +11,7 @@ struct Step {
     run: fn() -> Result,
 }
 
-const STEPS: [Step; 11] = [
+const STEPS: [Step; 12] = [
     Step {
         name: "deps",
         what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
@@ -45,6 +45,12 @@ const STEPS: [Step; 11] = [
         name: "examples",
         what: "examples/: the no_std library for thumbv7em-none-eabihf, the host example run",
         run: tasks::examples,
+    },
+    Step {
+        name: "python",
+        what: "the Python package: pip install of python/requirements-test.txt and of ./python \
+               (maturin builds crates/kpca-py), its clippy, then pytest python/tests",
+        run: python,
     },
     Step {
         name: "firmware",
@@ -89,6 +95,46 @@ fn lint() -> Result {
         .args(["clippy", "--lib", "--bins", "--examples"])
         .args(long))?;
     run(cargo().args(["clippy", "-p", "kpca-staticlib"]).args(long))
+}
+
+fn python() -> Result {
+    let pip = |args: &[&str]| {
+        let mut c = std::process::Command::new("python3");
+        c.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(args);
+        c
+    };
+    run(&mut pip(&["-r", "python/requirements-test.txt"]))?;
+    run(cargo().args([
+        "clippy",
+        "-p",
+        "kpca-py",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().args([
+        "clippy",
+        "-p",
+        "kpca-py",
+        "--lib",
+        "--",
+        "-D",
+        "warnings",
+        "-D",
+        "clippy::too_many_lines",
+    ]))?;
+    // The package as a user installs it (pip builds the wheel with maturin),
+    // reinstalled so the tests import this checkout's build.
+    run(&mut pip(&["--force-reinstall", "--no-deps", "./python"]))?;
+    run(std::process::Command::new("python3").args(["-m", "pytest", "-q", "python/tests"]))
 }
 
 fn no_std() -> Result {

@@ -1,0 +1,26 @@
+//! The `kpca._kpca` extension module: the Rust fit ([`kpca_fit`]) and the
+//! device model's f32 code ([`kpca::ModelRef`]) for the Python package in
+//! `python/kpca` (its estimators wrap these two classes).
+//!
+//! Arrays come in as numpy arrays, borrowed without a copy when they are
+//! C-contiguous float64 (float32 for the device model); the GIL is released
+//! during fits. Every error is a Python `ValueError` with the library's
+//! message; panics unwind (the `python` profile) and PyO3 turns them into
+//! exceptions, so none aborts the interpreter.
+
+mod device;
+mod fit;
+
+use pyo3::prelude::*;
+
+/// The module: `Fitted` (a host fit) and `DeviceModel` (a loaded blob).
+#[pymodule]
+fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<fit::Fitted>()?;
+    m.add_class::<device::DeviceModel>()?;
+    m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add("MAX_COMPONENTS", kpca::MAX_COMPONENTS)?;
+    m.add("MAX_TARGETS", kpca::MAX_TARGETS)?;
+    m.add("FORMAT_VERSION", kpca::format::FORMAT_VERSION)?;
+    Ok(())
+}

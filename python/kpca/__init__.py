@@ -1,0 +1,22 @@
+"""kpca: kernel PCA for microcontroller firmware, from Python.
+
+- :class:`KernelPCA`: scikit-learn's ``KernelPCA`` on the Rust fit (full or
+  Nyström), with ``fit_inverse_transform`` and export to the device.
+- :class:`KernelPCAAnomalyDetector`: scikit-learn's outlier-detector API
+  (``score_samples``, ``decision_function``, ``predict`` as +1 / -1) and
+  PyOD's names (``decision_scores_``, ``threshold_``, ``labels_``).
+- :class:`DeviceModel`: a model blob run by the ``no_std`` core's f32 code,
+  bit for bit what the firmware computes.
+"""
+
+from ._kpca import FORMAT_VERSION, MAX_COMPONENTS, MAX_TARGETS, DeviceModel
+from ._estimators import KernelPCA, KernelPCAAnomalyDetector
+
+__all__ = [
+    "KernelPCA",
+    "KernelPCAAnomalyDetector",
+    "DeviceModel",
+    "MAX_COMPONENTS",
+    "MAX_TARGETS",
+    "FORMAT_VERSION",
+]

@@ -1,0 +1,300 @@
+"""The scikit-learn estimators over the Rust fit (``kpca._kpca``)."""
+
+import os
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, OutlierMixin, TransformerMixin
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from . import _kpca
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - older scikit-learn
+
+    def _validate_data(estimator, X, reset=True, **kwargs):
+        return estimator._validate_data(X, reset=reset, **kwargs)
+
+
+_KERNELS = ("linear", "poly", "rbf", "laplacian", "sigmoid", "cosine")
+_SOLVERS = {"auto": "auto", "dense": "dense", "arpack": "iterative", "randomized": "iterative"}
+
+
+def _check_kernel(kernel):
+    if callable(kernel) or kernel == "precomputed":
+        raise ValueError(
+            "kpca fits the kernels of the device model only: kernel must be one of "
+            f"{', '.join(map(repr, _KERNELS))} (callable and 'precomputed' kernels are not supported)"
+        )
+    if kernel not in _KERNELS:
+        raise ValueError(f"kernel {kernel!r} is not supported: use one of {', '.join(map(repr, _KERNELS))}")
+
+
+def _seed(random_state):
+    if random_state is None:
+        return 0
+    if isinstance(random_state, Integral):
+        return int(random_state) & 0xFFFFFFFFFFFFFFFF
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    raise ValueError(f"random_state {random_state!r}: use None, an int or a numpy RandomState")
+
+
+class _FitMixin:
+    """The shared fit of both estimators: validation, then the Rust fit."""
+
+    def _fit_rust(self, X, n_components, false_alarm_rate=0.01):
+        _check_kernel(self.kernel)
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        X64 = np.ascontiguousarray(X, dtype=np.float64)
+        n = X64.shape[0]
+        clip = n_components is None
+        if clip:  # scikit-learn's None: every component with a positive eigenvalue
+            k = n - 1 if self.nystrom is None else min(n - 1, int(self.nystrom))
+            if self.landmarks is not None:
+                k = min(n - 1, len(self.landmarks))
+        else:
+            k = n_components
+        if not isinstance(k, Integral) or k < 1:
+            raise ValueError(f"n_components must be a positive integer or None, got {n_components!r}")
+        params = dict(self.kernel_params or {})
+        self._fit_args = dict(
+            n_components=int(k),
+            kernel=self.kernel,
+            gamma=params.get("gamma", self.gamma),
+            degree=int(params.get("degree", self.degree)),
+            coef0=float(params.get("coef0", self.coef0)),
+            standardize=bool(self.standardize),
+            nystrom=self.nystrom,
+            landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
+            seed=_seed(self.random_state),
+            solver=_SOLVERS.get(getattr(self, "eigen_solver", "auto"), "auto"),
+            false_alarm_rate=false_alarm_rate,
+            clip_components=clip,
+        )
+        self._fit_X = X64
+        self._fitted = _kpca.fit(X64, **self._fit_args)
+        return X64
+
+    def _after_fit(self):
+        """What follows the Rust fit (the pre-image map); none here."""
+
+    def __getstate__(self):
+        # The Rust fit is not serialised: a pickle holds its data and
+        # arguments, and unpickling refits (the fit is deterministic).
+        state = self.__dict__.copy()
+        state.pop("_fitted", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "_fit_X" in state:
+            self._fitted = _kpca.fit(self._fit_X, **self._fit_args)
+            self._after_fit()
+
+    def to_bytes(self):
+        """The device model blob (what ``kpca fit`` writes; load it with
+        :meth:`DeviceModel.from_bytes`, ``kpca_model_from_bytes`` or
+        ``ModelRef::from_bytes``)."""
+        check_is_fitted(self, "_fitted")
+        k = self._fitted.n_components
+        if k > _kpca.MAX_COMPONENTS:
+            raise ValueError(
+                f"the device model holds at most {_kpca.MAX_COMPONENTS} components "
+                f"(kpca.MAX_COMPONENTS); this model has {k}: refit with n_components <= "
+                f"{_kpca.MAX_COMPONENTS} to export it"
+            )
+        return self._fitted.to_bytes()
+
+    def export(self, path, format="blob", name="kpca_model"):
+        """Writes the device model: ``format='blob'`` (the file ``path``),
+        ``'c'`` (``name.h`` and ``name.c`` in the directory ``path``) or
+        ``'rust'`` (``name.rs`` in ``path``). Returns the paths written."""
+        check_is_fitted(self, "_fitted")
+        if format == "blob":
+            blob = self.to_bytes()
+            with open(path, "wb") as f:
+                f.write(blob)
+            return [path]
+        self.to_bytes()  # the device limits, with their message
+        os.makedirs(path, exist_ok=True)
+        written = []
+        for file_name, text in self._fitted.export_source(format, name):
+            out = os.path.join(path, file_name)
+            with open(out, "w") as f:
+                f.write(text)
+            written.append(out)
+        return written
+
+    def device_model(self):
+        """The exported model as a :class:`DeviceModel` (the firmware's f32 code)."""
+        return _kpca.DeviceModel.from_bytes(self.to_bytes())
+
+
+class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Kernel PCA with scikit-learn's parameters and fitted attributes, on the
+    Rust fit. Additions: ``nystrom`` (m random landmarks), ``landmarks``
+    (training row indices), ``standardize``. Not supported: callable and
+    'precomputed' kernels, sparse input; ``tol``, ``max_iter``,
+    ``iterated_power``, ``remove_zero_eig``, ``copy_X`` and ``n_jobs`` are
+    accepted for compatibility (components with a zero eigenvalue are never
+    kept)."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        alpha=1.0,
+        fit_inverse_transform=False,
+        eigen_solver="auto",
+        tol=0,
+        max_iter=None,
+        iterated_power="auto",
+        remove_zero_eig=False,
+        random_state=None,
+        copy_X=True,
+        n_jobs=None,
+        nystrom=None,
+        landmarks=None,
+        standardize=False,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterated_power = iterated_power
+        self.remove_zero_eig = remove_zero_eig
+        self.random_state = random_state
+        self.copy_X = copy_X
+        self.n_jobs = n_jobs
+        self.nystrom = nystrom
+        self.landmarks = landmarks
+        self.standardize = standardize
+
+    def fit(self, X, y=None):
+        """Fits the model on the rows of ``X``."""
+        if self.fit_inverse_transform and not (isinstance(self.alpha, Real) and self.alpha > 0):
+            raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
+        X64 = self._fit_rust(X, self.n_components)
+        f = self._fitted
+        self.eigenvalues_ = np.asarray(f.eigenvalues)
+        scores = np.asarray(f.train_scores)
+        self.eigenvectors_ = scores / np.sqrt(self.eigenvalues_)
+        self.gamma_ = f.gamma if f.gamma is not None else 1.0 / X64.shape[1]
+        self.X_fit_ = X64.copy() if self.copy_X else X64
+        self._n_features_out = f.n_components
+        self._train_scores = scores
+        self._after_fit()
+        return self
+
+    def _after_fit(self):
+        if self.fit_inverse_transform:
+            self._fitted.fit_inverse_transform(float(self.alpha))
+
+    def fit_transform(self, X, y=None, **params):
+        """Fits and returns the training rows' scores."""
+        self.fit(X)
+        return self._train_scores.copy()
+
+    def transform(self, X):
+        """The scores of the rows of ``X`` (rows x n_components)."""
+        check_is_fitted(self, "_fitted")
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return np.asarray(self._fitted.transform(np.ascontiguousarray(X, dtype=np.float64)))
+
+    def inverse_transform(self, X):
+        """The learned pre-image of score rows ``X`` (scikit-learn's map)."""
+        if not self.fit_inverse_transform:
+            raise NotFittedError(
+                "The fit_inverse_transform parameter was not set to True when "
+                "instantiating and hence the inverse transform is not available."
+            )
+        check_is_fitted(self, "_fitted")
+        Y = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        if Y.ndim != 2 or Y.shape[1] != self._n_features_out:
+            raise ValueError(f"X must be 2-D with {self._n_features_out} columns, got shape {Y.shape}")
+        return np.asarray(self._fitted.inverse_transform(Y))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+
+class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
+    """Anomaly detection by the feature-space reconstruction error of kernel
+    PCA (the firmware's anomaly score), with scikit-learn's outlier-detector
+    API: ``score_samples`` (higher is more normal), ``decision_function``
+    (negative for outliers), ``predict`` (+1 inlier, -1 outlier) and
+    ``offset_``; and PyOD's ``decision_scores_`` (the training rows' anomaly
+    scores), ``threshold_`` and ``labels_`` (1 outlier, 0 inlier).
+    ``contamination``: the share of training rows above the threshold
+    ('auto': 0.01, the command's default false-alarm rate)."""
+
+    def __init__(
+        self,
+        n_components=4,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        contamination="auto",
+        nystrom=None,
+        landmarks=None,
+        standardize=False,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.contamination = contamination
+        self.nystrom = nystrom
+        self.landmarks = landmarks
+        self.standardize = standardize
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fits on the (normal) rows of ``X`` and sets the threshold."""
+        rate = 0.01 if self.contamination == "auto" else self.contamination
+        if not (isinstance(rate, Real) and 0 < rate < 1):
+            raise ValueError(f"contamination must be 'auto' or in (0, 1), got {self.contamination!r}")
+        self._fit_rust(X, self.n_components, false_alarm_rate=float(rate))
+        f = self._fitted
+        self.threshold_ = f.threshold
+        self.offset_ = -self.threshold_
+        self.decision_scores_ = np.asarray(f.train_anomaly_scores)
+        self.labels_ = (self.decision_scores_ > self.threshold_).astype(int)
+        return self
+
+    def score_samples(self, X):
+        """Minus the anomaly score of each row (higher is more normal)."""
+        check_is_fitted(self, "_fitted")
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return -np.asarray(self._fitted.anomaly_score(np.ascontiguousarray(X, dtype=np.float64)))
+
+    def decision_function(self, X):
+        """``score_samples(X) - offset_``: negative for outliers."""
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers (score above the threshold)."""
+        return np.where(self.decision_function(X) < 0, -1, 1)
