@@ -61,7 +61,7 @@ pub enum Error {
     BatchLength = 24,
     /// The result is not finite (the kernel overflowed f32 for this input).
     NonFiniteResult = 25,
-    /// A single-kernel entry point ([`crate::SingleKernel`], `kpca_rbf_project`
+    /// A single-kernel entry point ([`crate::single::SingleKernel`], `kpca_rbf_project`
     /// and the others) was given a model of another kernel.
     KernelMismatch = 26,
     /// The blob's table of optional sections (format version 4) is malformed:
