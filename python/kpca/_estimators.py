@@ -42,13 +42,25 @@ def _seed(random_state):
     raise ValueError(f"random_state {random_state!r}: use None, an int or a numpy RandomState")
 
 
+def _dense64(X):
+    """A C-contiguous float64 array of validated input (sparse input is
+    densified: the fit and the device work on dense rows)."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
 class _FitMixin:
     """The shared fit of both estimators: validation, then the Rust fit."""
 
-    def _fit_rust(self, X, n_components, false_alarm_rate=0.01):
+    def _fit_rust(self, X, n_components, false_alarm_rate=0.01, pad=False):
+        """Validates ``X`` and runs the Rust fit. With ``pad`` (KernelPCA) or
+        ``n_components=None`` the fit keeps only the components with a
+        positive eigenvalue (``self._fitted`` is None when there is none) and
+        the caller pads with zero columns, as scikit-learn does."""
         _check_kernel(self.kernel)
-        X = _validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, accept_sparse=True)
+        X64 = _dense64(X)
         n = X64.shape[0]
         clip = n_components is None
         if clip:  # scikit-learn's None: every component with a positive eigenvalue
@@ -72,11 +84,20 @@ class _FitMixin:
             seed=_seed(self.random_state),
             solver=_SOLVERS.get(getattr(self, "eigen_solver", "auto"), "auto"),
             false_alarm_rate=false_alarm_rate,
-            clip_components=clip,
+            clip_components=clip or pad,
         )
+        self._fit_args["n_components"] = min(int(k), n - 1)
         self._fit_X = X64
-        self._fitted = _kpca.fit(X64, **self._fit_args)
+        self._fitted = self._rust_fit()
         return X64
+
+    def _rust_fit(self):
+        try:
+            return _kpca.fit(self._fit_X, **self._fit_args)
+        except ValueError as e:
+            if self._fit_args["clip_components"] and str(e).startswith("constant data"):
+                return None  # every kernel value the same: no positive eigenvalue
+            raise
 
     def _after_fit(self):
         """What follows the Rust fit (the pre-image map); none here."""
@@ -91,7 +112,7 @@ class _FitMixin:
     def __setstate__(self, state):
         self.__dict__.update(state)
         if "_fit_X" in state:
-            self._fitted = _kpca.fit(self._fit_X, **self._fit_args)
+            self._fitted = self._rust_fit()
             self._after_fit()
 
     def to_bytes(self):
@@ -99,6 +120,8 @@ class _FitMixin:
         :meth:`DeviceModel.from_bytes`, ``kpca_model_from_bytes`` or
         ``ModelRef::from_bytes``)."""
         check_is_fitted(self, "_fitted")
+        if self._fitted is None:
+            raise ValueError("no component has a positive eigenvalue: there is no model to export")
         k = self._fitted.n_components
         if k > _kpca.MAX_COMPONENTS:
             raise ValueError(
@@ -137,7 +160,7 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     """Kernel PCA with scikit-learn's parameters and fitted attributes, on the
     Rust fit. Additions: ``nystrom`` (m random landmarks), ``landmarks``
     (training row indices), ``standardize``. Not supported: callable and
-    'precomputed' kernels, sparse input; ``tol``, ``max_iter``,
+    'precomputed' kernels (sparse input is densified); ``tol``, ``max_iter``,
     ``iterated_power``, ``remove_zero_eig``, ``copy_X`` and ``n_jobs`` are
     accepted for compatibility (components with a zero eigenvalue are never
     kept)."""
@@ -189,21 +212,36 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         """Fits the model on the rows of ``X``."""
         if self.fit_inverse_transform and not (isinstance(self.alpha, Real) and self.alpha > 0):
             raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
-        X64 = self._fit_rust(X, self.n_components)
+        if self.kernel == "precomputed" and self.fit_inverse_transform:
+            raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
+        X64 = self._fit_rust(X, self.n_components, pad=True)
         f = self._fitted
-        self.eigenvalues_ = np.asarray(f.eigenvalues)
-        scores = np.asarray(f.train_scores)
-        self.eigenvectors_ = scores / np.sqrt(self.eigenvalues_)
-        self.gamma_ = f.gamma if f.gamma is not None else 1.0 / X64.shape[1]
+        n = X64.shape[0]
+        self._k_pos = 0 if f is None else f.n_components
+        keep_zeros = self.n_components is not None and not self.remove_zero_eig
+        k_out = int(self.n_components) if keep_zeros else self._k_pos
+        self.eigenvalues_ = np.zeros(k_out)
+        self._train_scores = np.zeros((n, k_out))
+        self.eigenvectors_ = np.zeros((n, k_out))
+        if f is not None:
+            self.eigenvalues_[: self._k_pos] = f.eigenvalues
+            self._train_scores[:, : self._k_pos] = f.train_scores
+            self.eigenvectors_[:, : self._k_pos] = np.asarray(f.train_scores) / np.sqrt(f.eigenvalues)
+        self.gamma_ = f.gamma if f is not None and f.gamma is not None else 1.0 / X64.shape[1]
         self.X_fit_ = X64.copy() if self.copy_X else X64
-        self._n_features_out = f.n_components
-        self._train_scores = scores
+        self._n_features_out = k_out
         self._after_fit()
         return self
 
     def _after_fit(self):
-        if self.fit_inverse_transform:
+        if self.fit_inverse_transform and self._fitted is not None:
             self._fitted.fit_inverse_transform(float(self.alpha))
+
+    def _padded(self, scores):
+        """Rust scores (rows x positive components) with zero columns up to n_components."""
+        out = np.zeros((scores.shape[0], self._n_features_out))
+        out[:, : self._k_pos] = scores
+        return out
 
     def fit_transform(self, X, y=None, **params):
         """Fits and returns the training rows' scores."""
@@ -211,10 +249,13 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self._train_scores.copy()
 
     def transform(self, X):
-        """The scores of the rows of ``X`` (rows x n_components)."""
+        """The scores of the rows of ``X`` (rows x n_components; zero columns
+        for components whose eigenvalue is zero, as scikit-learn)."""
         check_is_fitted(self, "_fitted")
-        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        return np.asarray(self._fitted.transform(np.ascontiguousarray(X, dtype=np.float64)))
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
+        if self._fitted is None:
+            return np.zeros((X.shape[0], self._n_features_out))
+        return self._padded(np.asarray(self._fitted.transform(_dense64(X))))
 
     def inverse_transform(self, X):
         """The learned pre-image of score rows ``X`` (scikit-learn's map)."""
@@ -224,14 +265,18 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                 "instantiating and hence the inverse transform is not available."
             )
         check_is_fitted(self, "_fitted")
-        Y = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        Y = np.asarray(X, dtype=np.float64)
         if Y.ndim != 2 or Y.shape[1] != self._n_features_out:
             raise ValueError(f"X must be 2-D with {self._n_features_out} columns, got shape {Y.shape}")
+        if self._fitted is None:
+            raise ValueError("no component has a positive eigenvalue: there is no pre-image map")
+        # Zero-eigenvalue columns are zero for every training row: the map ignores them.
+        Y = np.ascontiguousarray(Y[:, : self._k_pos])
         return np.asarray(self._fitted.inverse_transform(Y))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         return tags
 
 
@@ -288,8 +333,8 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
     def score_samples(self, X):
         """Minus the anomaly score of each row (higher is more normal)."""
         check_is_fitted(self, "_fitted")
-        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        return -np.asarray(self._fitted.anomaly_score(np.ascontiguousarray(X, dtype=np.float64)))
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
+        return -np.asarray(self._fitted.anomaly_score(_dense64(X)))
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: negative for outliers."""
