@@ -343,3 +343,8 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
     def predict(self, X):
         """+1 for inliers, -1 for outliers (score above the threshold)."""
         return np.where(self.decision_function(X) < 0, -1, 1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
