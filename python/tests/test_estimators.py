@@ -3,6 +3,7 @@ committed fixtures of scripts/make_fixtures.py), the device emulator
 against the host fit, and the errors at the Python boundary."""
 
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -184,3 +185,36 @@ def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     assert running > 0.9 and walking < 0.1, out
     assert float(out.splitlines()[1].split()[-1]) < 1e-4, out
     assert (tmp_path / "fw" / "walking_model.h").exists()
+
+
+def test_the_device_emulator_is_bit_for_bit_the_emulated_cortex_m4f(tmp_path):
+    """The blob through scripts/firmware-run.sh (C firmware, libkpca.a,
+    QEMU mps2-an386) and through DeviceModel: the same f32 coordinates and
+    scores, bit for bit (the firmware prints 9 significant digits, which
+    round-trip an f32)."""
+    import shutil
+    import subprocess
+
+    root = FIXTURES.parents[1]
+    missing = [t for t in ("arm-none-eabi-gcc", "qemu-system-arm") if shutil.which(t) is None]
+    if missing:
+        if os.environ.get("KPCA_REQUIRE_FIRMWARE_TOOLS") == "1":
+            pytest.fail(f"firmware tools missing: {missing}")
+        pytest.skip(f"firmware tools missing: {missing} (scripts/install-firmware-deps.sh)")
+    train = np.loadtxt(root / "data" / "sensor-train.csv", delimiter=",", skiprows=1)
+    test = np.loadtxt(root / "data" / "sensor-test.csv", delimiter=",", skiprows=1)[::40]
+    det = kpca.KernelPCAAnomalyDetector(4, kernel="rbf", standardize=True, nystrom=64, random_state=3).fit(train)
+    det.export(tmp_path / "model.kpca")
+    x32 = test.astype(np.float32)
+    np.savetxt(tmp_path / "vectors.csv", x32, delimiter=",", fmt="%.9g")
+    run = subprocess.run(
+        [str(root / "scripts" / "firmware-run.sh"), str(tmp_path / "model.kpca"), str(tmp_path / "vectors.csv"), str(tmp_path / "fw")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    fw = np.loadtxt(tmp_path / "fw" / "firmware_scores.csv", delimiter=",", dtype=np.float32, ndmin=2)
+    device = kpca.DeviceModel.from_bytes((tmp_path / "model.kpca").read_bytes())
+    np.testing.assert_array_equal(fw[:, :4], device.project(x32))
+    np.testing.assert_array_equal(fw[:, 4], device.anomaly_score(x32))

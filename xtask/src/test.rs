@@ -138,7 +138,10 @@ fn python() -> Result {
     // The package as a user installs it (pip builds the wheel with maturin),
     // reinstalled so the tests import this checkout's build.
     run(&mut pip(&["--force-reinstall", "--no-deps", "./python"]))?;
-    run(std::process::Command::new("python3").args(["-m", "pytest", "-q", "python/tests"]))
+    // The emulator-against-QEMU test needs the firmware tools of the deps step.
+    run(std::process::Command::new("python3")
+        .args(["-m", "pytest", "-q", "python/tests"])
+        .env("KPCA_REQUIRE_FIRMWARE_TOOLS", "1"))
 }
 
 fn no_std() -> Result {
