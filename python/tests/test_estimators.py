@@ -218,3 +218,23 @@ def test_the_device_emulator_is_bit_for_bit_the_emulated_cortex_m4f(tmp_path):
     device = kpca.DeviceModel.from_bytes((tmp_path / "model.kpca").read_bytes())
     np.testing.assert_array_equal(fw[:, :4], device.project(x32))
     np.testing.assert_array_equal(fw[:, 4], device.anomaly_score(x32))
+
+
+def test_the_anomaly_detector_matches_pyod_kpca():
+    """PyOD's KPCA (full kernel PCA, its decision scores are the
+    feature-space reconstruction error) on the fixture of
+    scripts/make_pyod_fixture.py: the same training scores, test scores,
+    threshold and labels."""
+    fx = json.loads((FIXTURES / "pyod_kpca_circles.json").read_text())
+    p = fx["params"]
+    det = kpca.KernelPCAAnomalyDetector(
+        p["n_components"], kernel=p["kernel"], gamma=p["gamma"], contamination=p["contamination"]
+    ).fit(np.array(fx["x_train"]))
+    want = np.array(fx["decision_scores"])
+    scale = np.max(np.abs(want))
+    assert np.max(np.abs(det.decision_scores_ - want)) / scale <= HOST_TOL
+    test_want = np.array(fx["test_decision_function"])
+    got = -det.score_samples(np.array(fx["x_test"]))
+    assert np.max(np.abs(got - test_want)) / np.max(np.abs(test_want)) <= HOST_TOL
+    assert abs(det.threshold_ - fx["threshold"]) / fx["threshold"] <= HOST_TOL
+    np.testing.assert_array_equal(det.labels_, fx["labels"])
