@@ -104,6 +104,11 @@ def test_export_writes_a_loadable_blob_and_c_and_rust_sources(tmp_path):
     est = kpca.KernelPCA(3, kernel="rbf", gamma=10.0).fit(train)
     (blob,) = est.export(tmp_path / "m.kpca")
     assert kpca.DeviceModel.from_bytes(Path(blob).read_bytes()).n_components == 3
+    assert kpca.DeviceModel.load(str(blob)).to_bytes() == est.to_bytes()
+    with pytest.raises(OSError):
+        kpca.DeviceModel.load(str(tmp_path / "missing.kpca"))
+    with pytest.raises(ValueError, match="kpca status"):
+        kpca.DeviceModel.from_bytes(est.to_bytes()[:-1])
     c_files = est.export(tmp_path / "c", format="c", name="circles_model")
     assert sorted(Path(p).name for p in c_files) == ["circles_model.c", "circles_model.h"]
     assert "circles_model_blob" in Path(c_files[0]).read_text() + Path(c_files[1]).read_text()

@@ -67,7 +67,11 @@ impl DeviceModel {
                 x.shape()[1]
             )));
         }
-        let values: Vec<f32> = x.as_array().iter().copied().collect();
+        // Borrowed when C-contiguous, else copied.
+        let values: std::borrow::Cow<'_, [f32]> = match x.as_slice() {
+            Ok(s) => s.into(),
+            Err(_) => x.as_array().iter().copied().collect::<Vec<f32>>().into(),
+        };
         let mut out = vec![0.0f32; values.len() / d.max(1) * width];
         for (row, o) in values
             .chunks_exact(d.max(1))
@@ -87,6 +91,15 @@ impl DeviceModel {
         let aligned = Aligned::new(blob);
         ModelRef::from_bytes(aligned.bytes()).map_err(core_error)?;
         Ok(DeviceModel { blob: aligned })
+    }
+    /// Loads and validates the blob in the file `path` (what `kpca fit` or
+    /// `export(..., format="blob")` wrote).
+    #[staticmethod]
+    fn load(path: std::path::PathBuf) -> PyResult<DeviceModel> {
+        let bytes = std::fs::read(&path).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display()))
+        })?;
+        DeviceModel::from_bytes(&bytes)
     }
     /// The blob.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
