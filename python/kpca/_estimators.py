@@ -6,7 +6,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, OutlierMixin, TransformerMixin
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _kpca
 
@@ -71,18 +72,24 @@ class _FitMixin:
             k = n_components
         if not isinstance(k, Integral) or k < 1:
             raise ValueError(f"n_components must be a positive integer or None, got {n_components!r}")
-        params = dict(self.kernel_params or {})
+        if not (isinstance(self.degree, Real) and self.degree >= 1 and float(self.degree).is_integer()):
+            raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
+        solver = getattr(self, "eigen_solver", "auto")
+        if solver not in _SOLVERS:
+            raise ValueError(f"eigen_solver must be one of {sorted(_SOLVERS)}, got {solver!r}")
+        if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
+            raise ValueError("landmarks must be non-negative training row indices")
         self._fit_args = dict(
             n_components=int(k),
             kernel=self.kernel,
-            gamma=params.get("gamma", self.gamma),
-            degree=int(params.get("degree", self.degree)),
-            coef0=float(params.get("coef0", self.coef0)),
+            gamma=self.gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
             standardize=bool(self.standardize),
             nystrom=self.nystrom,
             landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
             seed=_seed(self.random_state),
-            solver=_SOLVERS.get(getattr(self, "eigen_solver", "auto"), "auto"),
+            solver=_SOLVERS[solver],
             false_alarm_rate=false_alarm_rate,
             clip_components=clip or pad,
         )
@@ -92,12 +99,8 @@ class _FitMixin:
         return X64
 
     def _rust_fit(self):
-        try:
-            return _kpca.fit(self._fit_X, **self._fit_args)
-        except ValueError as e:
-            if self._fit_args["clip_components"] and str(e).startswith("constant data"):
-                return None  # every kernel value the same: no positive eigenvalue
-            raise
+        # None when clipping leaves no component with a positive eigenvalue.
+        return _kpca.fit(self._fit_X, **self._fit_args)
 
     def _after_fit(self):
         """What follows the Rust fit (the pre-image map); none here."""
@@ -107,11 +110,15 @@ class _FitMixin:
         # arguments, and unpickling refits (the fit is deterministic).
         state = self.__dict__.copy()
         state.pop("_fitted", None)
+        state.pop("_pre", None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        if "_fit_X" in state:
+        if "_pre_args" in state:
+            self._pre = _kpca.fit_precomputed(*self._pre_args)
+            self._fitted = None
+        elif "_fit_X" in state:
             self._fitted = self._rust_fit()
             self._after_fit()
 
@@ -120,6 +127,11 @@ class _FitMixin:
         :meth:`DeviceModel.from_bytes`, ``kpca_model_from_bytes`` or
         ``ModelRef::from_bytes``)."""
         check_is_fitted(self, "_fitted")
+        if getattr(self, "_pre", None) is not None:
+            raise ValueError(
+                "a model of a precomputed or callable kernel has no device model: the device "
+                f"evaluates its own kernels ({', '.join(map(repr, _KERNELS))}) on stored points"
+            )
         if self._fitted is None:
             raise ValueError("no component has a positive eigenvalue: there is no model to export")
         k = self._fitted.n_components
@@ -214,12 +226,53 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             raise ValueError(f"alpha must be > 0, got {self.alpha!r}")
         if self.kernel == "precomputed" and self.fit_inverse_transform:
             raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
+        self._pre = None
+        if self.kernel == "precomputed" or callable(self.kernel):
+            return self._fit_kernel_matrix(X)
         X64 = self._fit_rust(X, self.n_components, pad=True)
         f = self._fitted
-        n = X64.shape[0]
+        self._set_components(f, X64.shape[0])
+        self.gamma_ = f.gamma if f is not None and f.gamma is not None else 1.0 / X64.shape[1]
+        self.X_fit_ = X64.copy() if self.copy_X else X64
+        self._after_fit()
+        return self
+
+    def _kernel_rows(self, X, Y=None):
+        """The kernel matrix of a precomputed or callable kernel."""
+        if self.kernel == "precomputed":
+            return _dense64(X)
+        return np.ascontiguousarray(
+            pairwise_kernels(X, self.X_fit_ if Y is None else Y, metric=self.kernel, filter_params=True,
+                             **(self.kernel_params or {})),
+            dtype=np.float64,
+        )
+
+    def _fit_kernel_matrix(self, X):
+        """Fits on a kernel matrix: given (precomputed) or computed by the callable kernel."""
+        if callable(self.kernel) and self.fit_inverse_transform:
+            raise ValueError("fit_inverse_transform needs one of the built-in kernels, not a callable")
+        X = _validate_data(self, X, dtype=[np.float64, np.float32], accept_sparse=True)
+        X64 = _dense64(X)
+        self.X_fit_ = X64.copy() if self.copy_X else X64
+        K = self._kernel_rows(X64, X64)
+        n = K.shape[0]
+        k = n if self.n_components is None else int(self.n_components)
+        if k < 1:
+            raise ValueError(f"n_components must be a positive integer or None, got {self.n_components!r}")
+        self._pre_args = (K, min(k, n), self.eigen_solver == "randomized")
+        self._pre = _kpca.fit_precomputed(*self._pre_args)
+        self._fitted = None
+        self._set_components(self._pre, n)
+        self.gamma_ = self.gamma if self.gamma is not None else 1.0 / X64.shape[1]
+        return self
+
+    def _set_components(self, f, n):
+        """eigenvalues_, eigenvectors_ and the training scores from the fit `f`
+        (None: no positive eigenvalue), with zero columns up to n_components
+        unless zero eigenvalues are removed."""
         self._k_pos = 0 if f is None else f.n_components
         keep_zeros = self.n_components is not None and not self.remove_zero_eig
-        k_out = int(self.n_components) if keep_zeros else self._k_pos
+        k_out = min(int(self.n_components), n) if keep_zeros else self._k_pos
         self.eigenvalues_ = np.zeros(k_out)
         self._train_scores = np.zeros((n, k_out))
         self.eigenvectors_ = np.zeros((n, k_out))
@@ -227,11 +280,7 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             self.eigenvalues_[: self._k_pos] = f.eigenvalues
             self._train_scores[:, : self._k_pos] = f.train_scores
             self.eigenvectors_[:, : self._k_pos] = np.asarray(f.train_scores) / np.sqrt(f.eigenvalues)
-        self.gamma_ = f.gamma if f is not None and f.gamma is not None else 1.0 / X64.shape[1]
-        self.X_fit_ = X64.copy() if self.copy_X else X64
         self._n_features_out = k_out
-        self._after_fit()
-        return self
 
     def _after_fit(self):
         if self.fit_inverse_transform and self._fitted is not None:
@@ -253,6 +302,8 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         for components whose eigenvalue is zero, as scikit-learn)."""
         check_is_fitted(self, "_fitted")
         X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
+        if getattr(self, "_pre", None) is not None:
+            return self._padded(np.asarray(self._pre.transform(self._kernel_rows(_dense64(X)))))
         if self._fitted is None:
             return np.zeros((X.shape[0], self._n_features_out))
         return self._padded(np.asarray(self._fitted.transform(_dense64(X))))
@@ -265,8 +316,8 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                 "instantiating and hence the inverse transform is not available."
             )
         check_is_fitted(self, "_fitted")
-        Y = np.asarray(X, dtype=np.float64)
-        if Y.ndim != 2 or Y.shape[1] != self._n_features_out:
+        Y = check_array(X, dtype=np.float64)
+        if Y.shape[1] != self._n_features_out:
             raise ValueError(f"X must be 2-D with {self._n_features_out} columns, got shape {Y.shape}")
         if self._fitted is None:
             raise ValueError("no component has a positive eigenvalue: there is no pre-image map")
@@ -277,6 +328,8 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        # Cross-validation slices a precomputed kernel matrix on both axes.
+        tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
 
@@ -324,6 +377,8 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
             raise ValueError(f"contamination must be 'auto' or in (0, 1), got {self.contamination!r}")
         self._fit_rust(X, self.n_components, false_alarm_rate=float(rate))
         f = self._fitted
+        if f is None:
+            raise ValueError("no component has a positive eigenvalue: the data has no variance to model")
         self.threshold_ = f.threshold
         self.offset_ = -self.threshold_
         self.decision_scores_ = np.asarray(f.train_anomaly_scores)

@@ -141,7 +141,9 @@ def test_bad_input_raises_scikit_learns_exceptions():
     with pytest.raises(NotFittedError):
         kpca.KernelPCA(2, kernel="rbf").transform(test)
     with pytest.raises(ValueError, match="not supported"):
-        kpca.KernelPCA(2, kernel="precomputed").fit(train)
+        kpca.KernelPCA(2, kernel="chi2").fit(train)
+    with pytest.raises(ValueError, match="not supported"):
+        kpca.KernelPCAAnomalyDetector(2, kernel="precomputed").fit(train)
     with pytest.raises(ValueError):
         kpca.KernelPCA(2, kernel="rbf", gamma=-1.0).fit(train)
     with pytest.raises(ValueError):
@@ -157,6 +159,21 @@ def test_bad_input_raises_scikit_learns_exceptions():
         est.inverse_transform(est.transform(test))
     with pytest.raises(ValueError, match="contamination"):
         kpca.KernelPCAAnomalyDetector(contamination=1.5).fit(train)
+    inv = kpca.KernelPCA(2, kernel="rbf", fit_inverse_transform=True).fit(train)
+    with pytest.raises(ValueError, match="NaN"):
+        inv.inverse_transform(np.full((1, 2), np.nan))
+    with pytest.raises(ValueError, match="degree"):
+        kpca.KernelPCA(2, kernel="poly", degree=2.5).fit(train)
+    with pytest.raises(ValueError, match="eigen_solver"):
+        kpca.KernelPCA(2, kernel="rbf", eigen_solver="lobpcg").fit(train)
+    with pytest.raises(ValueError, match="no component has a positive eigenvalue"):
+        kpca.KernelPCAAnomalyDetector(None, kernel="rbf").fit(np.ones((5, 2)))
+    # As scikit-learn: at most n columns, and a constant kernel gives zero columns.
+    assert kpca.KernelPCA(10, kernel="rbf").fit(train[:6]).transform(test).shape == (50, 6)
+    assert kpca.KernelPCA(kernel="rbf").fit(np.ones((5, 2))).transform(test).shape == (50, 0)
+    assert kpca.KernelPCA(3, kernel="rbf").fit(np.ones((5, 2))).transform(test).shape == (50, 3)
+    # The emulator takes float64 rows too (cast to the device's float32).
+    np.testing.assert_array_equal(inv.device_model().project(test), inv.device_model().project(test.astype(np.float32)))
 
 
 def test_pickle_clone_and_pipeline_keep_the_results():
@@ -169,6 +186,31 @@ def test_pickle_clone_and_pipeline_keep_the_results():
     pipe = make_pipeline(StandardScaler(), kpca.KernelPCA(3, kernel="rbf", gamma=0.5)).fit(train)
     ref = make_pipeline(StandardScaler(), SkKernelPCA(3, kernel="rbf", gamma=0.5)).fit(train)
     assert col_rel(pipe.transform(test), ref.transform(test)) <= HOST_TOL
+
+
+def test_precomputed_and_callable_kernels_match_scikit_learn_and_have_no_device_model():
+    train, test = circles()
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    K, K_test = rbf_kernel(train, gamma=10.0), rbf_kernel(test, train, gamma=10.0)
+    ours = kpca.KernelPCA(4, kernel="precomputed").fit(K)
+    ref = SkKernelPCA(4, kernel="precomputed").fit(K)
+    assert col_rel(ours.transform(K_test), ref.transform(K_test)) <= HOST_TOL
+    assert col_rel(ours.eigenvalues_[None, :], ref.eigenvalues_[None, :]) <= HOST_TOL
+    assert col_rel(ours.eigenvectors_, ref.eigenvectors_) <= HOST_TOL
+    # The same model as the built-in rbf kernel's.
+    builtin = kpca.KernelPCA(4, kernel="rbf", gamma=10.0).fit(train)
+    assert col_rel(ours.transform(K_test), builtin.transform(test)) <= HOST_TOL
+    laplace = lambda a, b: np.exp(-2.0 * np.abs(a - b).sum())  # noqa: E731
+    mine = kpca.KernelPCA(3, kernel=laplace).fit(train[:40])
+    theirs = SkKernelPCA(3, kernel=laplace).fit(train[:40])
+    assert col_rel(mine.transform(test[:5]), theirs.transform(test[:5])) <= HOST_TOL
+    with pytest.raises(ValueError, match="no device model"):
+        ours.to_bytes()
+    with pytest.raises(ValueError, match="significant negative eigenvalues"):
+        kpca.KernelPCA(3, kernel="precomputed").fit(-np.eye(4) + 0.1 * np.ones((4, 4)) * 0)
+    back = pickle.loads(pickle.dumps(ours))
+    np.testing.assert_array_equal(back.transform(K_test), ours.transform(K_test))
 
 
 def test_float32_input_gives_the_float64_fit():

@@ -561,7 +561,9 @@ fn sections_line(fitted: &FittedKpca) -> Option<String> {
 
 /// Runs `kpca fit`.
 pub fn run(args: &FitArgs) -> CliResult<()> {
-    let console = Console::new(is_stdout(&args.output), args.quiet);
+    // The report moves to stderr when the model or the JSON report is on stdout.
+    let main_on_stdout = is_stdout(&args.output) || args.report.as_deref().is_some_and(is_stdout);
+    let console = Console::new(main_on_stdout, args.quiet);
     let start = Instant::now();
     fit_checks::check_flags(args, &console)?;
     fit_heads::check_flags(args)?;
@@ -575,13 +577,13 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let mut fitted = fit_table(args, &table, landmarks)?;
     fit_heads::fit_heads(args, &mut fitted, targets.as_ref())?;
     let fit_time = fit_start.elapsed();
-    let train =
-        Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
-    fit_heads::write_report(args, &fitted, &train)?;
     let blob = fitted
         .to_blob()
         .map_err(|e| device_failure(e, args, &table.name))?;
     write_output(&args.output, &blob)?;
+    let train =
+        Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
+    fit_heads::write_report(args, &fitted, &train)?;
     for w in fitted.warnings() {
         console.warning(&w.to_string());
     }

@@ -5,7 +5,7 @@
 use crate::cmd_project::check_one_stdin;
 use crate::error::{CliError, CliResult};
 use crate::model_file::ModelFile;
-use crate::output::Sink;
+use crate::output::{is_stdout, Sink};
 use crate::projection::read_rows_for;
 use clap::Args;
 use std::path::PathBuf;
@@ -56,7 +56,16 @@ pub fn fit_quality(pred: &[f64], truth: &[f64], t: usize, j: usize) -> (f64, f64
     let mean = y.iter().sum::<f64>() / n;
     let sse: f64 = p.iter().zip(&y).map(|(a, b)| (a - b) * (a - b)).sum();
     let sst: f64 = y.iter().map(|b| (b - mean) * (b - mean)).sum();
-    ((sse / n).sqrt(), 1.0 - sse / sst)
+    // A constant truth: R² is 1 for a perfect prediction, else 0 (as
+    // scikit-learn's r2_score with force_finite).
+    let r2 = if sst > 0.0 {
+        1.0 - sse / sst
+    } else if sse == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    ((sse / n).sqrt(), r2)
 }
 
 /// Reads `--truth` and reports the quality of `pred` (rows x t) against it.
@@ -87,6 +96,12 @@ fn report_truth(args: &PredictArgs, pred: &[f64], rows: usize, t: usize) -> CliR
 /// Runs `kpca predict`.
 pub fn run(args: &PredictArgs) -> CliResult<()> {
     check_one_stdin(&args.model, &args.input)?;
+    let truth_stdin = args.truth.as_deref().is_some_and(crate::output::is_stdout);
+    if truth_stdin && (is_stdout(&args.input) || is_stdout(&args.model)) {
+        return Err(CliError::usage(
+            "--truth - with --input - or --model -: only one of them can read standard input",
+        ));
+    }
     let file = ModelFile::read(&args.model)?;
     let model = file.model()?;
     let t = model.n_targets();

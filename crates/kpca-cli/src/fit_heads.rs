@@ -41,6 +41,11 @@ pub fn check_flags(args: &FitArgs) -> CliResult<()> {
             "--input - and --target -: only one of them can read standard input",
         ));
     }
+    if stdin(&args.target) && stdin(&args.landmarks) {
+        return Err(CliError::usage(
+            "--landmarks - and --target -: only one of them can read standard input",
+        ));
+    }
     if stdin(&args.report) && crate::output::is_stdout(&args.output) {
         return Err(CliError::usage(
             "--output - and --report -: only one of them can write standard output",

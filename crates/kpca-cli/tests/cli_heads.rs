@@ -378,6 +378,26 @@ fn the_report_has_the_errors_and_the_nystrom_bound_of_nystrompca() {
         assert_eq!(numbers(&r["eigenvalues"]).len(), 6);
         assert_eq!(numbers(&r["explained_variance_ratio"]).len(), 6);
     }
+    // The report on standard output is the JSON alone (the text report goes to stderr).
+    let out = ok(&[
+        "fit",
+        "--input",
+        &train,
+        "--kernel",
+        "rbf",
+        "--gamma",
+        &gamma,
+        "--components",
+        &k,
+        "--output",
+        &model,
+        "--report",
+        "-",
+        "--landmarks",
+        &landmarks,
+    ]);
+    let r: Value = serde_json::from_str(&out).expect("stdout is the JSON report");
+    assert_eq!(numbers(&r["eigenvalues"]).len(), 6);
     // A full fit: its own curve, and no Nyström bound.
     ok(&base);
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();

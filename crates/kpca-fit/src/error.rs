@@ -140,6 +140,21 @@ pub enum FitError {
     /// The kernel ridge system of the pre-image map, K + alpha I, could not be
     /// solved to finite values.
     SingularPreImage,
+    /// A precomputed kernel matrix that is not n x n.
+    NotSquare {
+        /// Values given.
+        len: usize,
+        /// Rows (the n expected).
+        rows: usize,
+    },
+    /// The selected eigenvalues of a precomputed kernel matrix include a
+    /// significantly negative one (the matrix is not positive semi-definite).
+    NegativeEigenvalues {
+        /// The most negative selected eigenvalue.
+        value: f64,
+        /// The largest selected eigenvalue.
+        largest: f64,
+    },
     /// The Nyström confidence bound is not defined for this fit.
     BoundUndefined {
         /// Why.
@@ -238,7 +253,9 @@ impl fmt::Display for FitError {
             | FitError::NoPreImage
             | FitError::NoRegression
             | FitError::SingularPreImage
-            | FitError::BoundUndefined { .. } => self.fmt_heads(f),
+            | FitError::BoundUndefined { .. }
+            | FitError::NotSquare { .. }
+            | FitError::NegativeEigenvalues { .. } => self.fmt_heads(f),
             other => other.fmt_fit(f),
         }
     }
@@ -277,6 +294,16 @@ impl FitError {
             FitError::BoundUndefined { reason } => {
                 write!(f, "the Nystrom confidence bound is undefined: {reason}")
             }
+            FitError::NotSquare { len, rows } => write!(
+                f,
+                "a precomputed kernel matrix must be n x n: got {len} values for {rows} rows"
+            ),
+            FitError::NegativeEigenvalues { value, largest } => write!(
+                f,
+                "There are significant negative eigenvalues ({value:e}, with {largest:e} the \
+                 largest selected) in the kernel matrix: it is not positive semi-definite; \
+                 keep fewer components"
+            ),
             _ => Ok(()),
         }
     }

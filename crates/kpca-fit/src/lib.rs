@@ -79,6 +79,7 @@ mod linalg;
 mod linear_map;
 mod nystrom;
 mod params;
+pub mod precomputed;
 pub mod preimage;
 pub mod regression;
 mod rng;
@@ -98,6 +99,7 @@ pub use params::{
     AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,
     DEFAULT_PINV_RTOL, DEFAULT_TOL,
 };
+pub use precomputed::{PrecomputedKpca, Selection};
 pub use preimage::{PreImageMap, DEFAULT_PREIMAGE_ALPHA};
 pub use regression::RegressionHead;
 pub use rng::{sample_landmarks, SeededRng};

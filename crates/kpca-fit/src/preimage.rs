@@ -118,6 +118,12 @@ impl FittedKpca {
     pub fn inverse_transform(&self, scores: &[f64]) -> Result<Vec<f64>, FitError> {
         let map = self.preimage.as_ref().ok_or(FitError::NoPreImage)?;
         let k = self.n_components();
+        if let Some(at) = scores.iter().position(|v| !v.is_finite()) {
+            return Err(FitError::NonFiniteInput {
+                row: at / k.max(1),
+                column: at % k.max(1),
+            });
+        }
         if !scores.len().is_multiple_of(k) {
             return Err(FitError::FeatureMismatch {
                 expected: k,

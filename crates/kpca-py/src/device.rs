@@ -4,7 +4,9 @@
 use crate::fit::{matrix, value_error};
 use kpca::ModelRef;
 use kpca_fit::{export, FittedKpca};
-use numpy::{PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    AllowTypeChange, PyArray1, PyArray2, PyArrayLike2, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -139,7 +141,7 @@ impl DeviceModel {
     fn project<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'_, f32>,
+        x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let k = self.model().n_components();
         let y = self.per_row(&x, k, |m, row, o| m.project(row, o))?;
@@ -149,7 +151,7 @@ impl DeviceModel {
     fn anomaly_score<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'_, f32>,
+        x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let e = self.per_row(&x, 1, |m, row, o| {
             o[0] = m.anomaly_score(row)?;
@@ -161,7 +163,7 @@ impl DeviceModel {
     fn is_anomaly<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'_, f32>,
+        x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
         let flags = self.per_row(&x, 1, |m, row, o| {
             o[0] = if m.is_anomaly(row)? { 1.0 } else { 0.0 };
@@ -176,7 +178,7 @@ impl DeviceModel {
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'_, f32>,
+        x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let t = self.model().n_targets();
         if t == 0 {
@@ -189,7 +191,7 @@ impl DeviceModel {
     fn reconstruct<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'_, f32>,
+        x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let d = self.model().dim();
         if self.model().n_preimage_rows() == 0 {

@@ -2,7 +2,7 @@
 
 use kpca_fit::{
     Dataset, ErrorEstimate, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method,
-    Nystrom, Solver,
+    Nystrom, PrecomputedKpca, Selection, Solver,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -78,7 +78,7 @@ pub fn fit(
     tol: Option<f64>,
     max_iter: Option<usize>,
     clip_components: bool,
-) -> PyResult<Fitted> {
+) -> PyResult<Option<Fitted>> {
     let solver = match solver {
         "auto" => Solver::Auto,
         "dense" => Solver::Dense,
@@ -110,16 +110,22 @@ pub fn fit(
     let data = dataset(&x)?;
     let valid = params.clone().check().map_err(value_error)?;
     let fitted = match py.allow_threads(|| valid.fit(&data)) {
-        // With clip_components (scikit-learn's n_components=None), keep only
-        // the components with a positive eigenvalue.
+        // With clip_components (scikit-learn's n_components=None, or zero
+        // columns for zero eigenvalues), keep only the components with a
+        // positive eigenvalue: None when there is none.
         Err(FitError::TooManyComponents { positive, .. }) if clip_components && positive > 0 => {
             let valid = params.n_components(positive).check().map_err(value_error)?;
             py.allow_threads(|| valid.fit(&data))
         }
+        Err(FitError::TooManyComponents { positive: 0, .. } | FitError::ConstantData)
+            if clip_components =>
+        {
+            return Ok(None)
+        }
         other => other,
     }
     .map_err(value_error)?;
-    Ok(Fitted { inner: fitted })
+    Ok(Some(Fitted { inner: fitted }))
 }
 
 /// A fitted model on the host (f64): scores, pre-images, predictions, the
@@ -227,7 +233,13 @@ impl Fitted {
         py: Python<'py>,
         y: PyReadonlyArray2<'_, f64>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let (scores, _) = rows(&y);
+        let (scores, cols) = rows(&y);
+        if cols != self.inner.n_components() {
+            return Err(PyValueError::new_err(format!(
+                "the score rows have {cols} columns, but the model has {} components",
+                self.inner.n_components()
+            )));
+        }
         let x = self.inner.inverse_transform(&scores).map_err(value_error)?;
         matrix(py, x, self.inner.n_features())
     }
@@ -301,5 +313,74 @@ impl Fitted {
     /// C (`format="c"`) or Rust (`format="rust"`) source of the device model.
     fn export_source(&self, format: &str, name: &str) -> PyResult<Vec<(String, String)>> {
         crate::device::export_source(&self.inner, format, name)
+    }
+}
+
+/// Fits kernel PCA on a precomputed n x n kernel matrix (host only; no
+/// device model): at most `n_components` components, those with a positive
+/// eigenvalue; `largest_modulus` selects as scikit-learn's randomized solver.
+#[pyfunction]
+#[pyo3(signature = (kmat, n_components, largest_modulus=false))]
+pub fn fit_precomputed(
+    py: Python<'_>,
+    kmat: PyReadonlyArray2<'_, f64>,
+    n_components: usize,
+    largest_modulus: bool,
+) -> PyResult<Precomputed> {
+    let n = kmat.shape()[0];
+    let (values, cols) = rows(&kmat);
+    if cols != n {
+        return Err(value_error(FitError::NotSquare {
+            len: values.len(),
+            rows: n,
+        }));
+    }
+    let selection = if largest_modulus {
+        Selection::LargestModulus
+    } else {
+        Selection::Largest
+    };
+    let fit = py
+        .allow_threads(|| PrecomputedKpca::fit(&values, n, n_components, selection))
+        .map_err(value_error)?;
+    Ok(Precomputed { inner: fit })
+}
+
+/// A kernel PCA fitted on a precomputed kernel matrix.
+#[pyclass(module = "kpca._kpca")]
+pub struct Precomputed {
+    inner: PrecomputedKpca,
+}
+
+#[pymethods]
+impl Precomputed {
+    /// Number of components kept.
+    #[getter]
+    fn n_components(&self) -> usize {
+        self.inner.n_components()
+    }
+    /// The kept eigenvalues of the centred matrix.
+    #[getter]
+    fn eigenvalues<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.inner.eigenvalues())
+    }
+    /// The training rows' scores (n x k).
+    #[getter]
+    fn train_scores<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        matrix(
+            py,
+            self.inner.train_scores().to_vec(),
+            self.inner.n_components(),
+        )
+    }
+    /// Scores of rows of kernel values against the training points (rows x n).
+    fn transform<'py>(
+        &self,
+        py: Python<'py>,
+        k: PyReadonlyArray2<'_, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let (values, _) = rows(&k);
+        let y = self.inner.transform(&values).map_err(value_error)?;
+        matrix(py, y, self.inner.n_components())
     }
 }

@@ -18,7 +18,9 @@ use pyo3::prelude::*;
 fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fit::Fitted>()?;
     m.add_class::<device::DeviceModel>()?;
+    m.add_class::<fit::Precomputed>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::fit_precomputed, m)?)?;
     m.add("MAX_COMPONENTS", kpca::MAX_COMPONENTS)?;
     m.add("MAX_TARGETS", kpca::MAX_TARGETS)?;
     m.add("FORMAT_VERSION", kpca::format::FORMAT_VERSION)?;
