@@ -91,6 +91,8 @@ class _FitMixin:
             seed=_seed(self.random_state),
             solver=_SOLVERS[solver],
             false_alarm_rate=false_alarm_rate,
+            tol=float(getattr(self, "tol", 0) or 0) or None,
+            max_iter=getattr(self, "max_iter", None),
             clip_components=clip or pad,
         )
         self._fit_args["n_components"] = min(int(k), n - 1)
