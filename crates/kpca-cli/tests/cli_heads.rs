@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{ok, run};
+use common::{matrix, ok, run, write_csv};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -19,32 +19,6 @@ const REPORT_TOL: f64 = 1e-10;
 fn fixture(name: &str) -> Value {
     let path = kpca_testkit::fixture_dir().join(name);
     serde_json::from_str(&std::fs::read_to_string(&path).expect("fixture")).expect("json")
-}
-
-fn matrix(v: &Value) -> Vec<Vec<f64>> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|r| match r.as_array() {
-            Some(row) => row.iter().map(|x| x.as_f64().expect("number")).collect(),
-            None => vec![r.as_f64().expect("number")],
-        })
-        .collect()
-}
-
-fn write_csv(path: &Path, rows: &[Vec<f64>]) -> String {
-    let text: String = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| format!("{v:?}"))
-                .collect::<Vec<_>>()
-                .join(",")
-                + "\n"
-        })
-        .collect();
-    std::fs::write(path, text).expect("csv written");
-    path.to_str().expect("utf-8 path").to_string()
 }
 
 fn read_csv(text: &str) -> Vec<Vec<f64>> {
@@ -120,7 +94,8 @@ impl Files {
         self.dir.path().join(name)
     }
     fn csv(&self, name: &str, rows: &[Vec<f64>]) -> String {
-        write_csv(&self.path(name), rows)
+        write_csv(&self.path(name), rows);
+        self.name(name)
     }
     fn name(&self, name: &str) -> String {
         self.path(name).to_str().expect("utf-8").to_string()

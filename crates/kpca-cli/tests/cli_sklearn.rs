@@ -4,7 +4,9 @@
 //! device's f32 scores are compared with `KernelPCA.transform` (and the anomaly
 //! scores with the fixtures' f64 reference).
 
-use std::path::Path;
+mod common;
+
+use common::{matrix, write_csv};
 use std::process::Command;
 
 /// Coordinates: |cli - sklearn| <= this times the column's scale (max |sklearn|).
@@ -35,34 +37,6 @@ fn max_or_nan(values: impl IntoIterator<Item = f64>) -> f64 {
     values
         .into_iter()
         .fold(0.0, |m, v| if v > m || v.is_nan() { v } else { m })
-}
-
-fn matrix(v: &serde_json::Value) -> Vec<Vec<f64>> {
-    v.as_array()
-        .expect("array")
-        .iter()
-        .map(|r| {
-            r.as_array()
-                .expect("row")
-                .iter()
-                .map(|x| x.as_f64().expect("number"))
-                .collect()
-        })
-        .collect()
-}
-
-fn write_csv(path: &Path, rows: &[Vec<f64>]) {
-    let text: String = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| format!("{v:?}"))
-                .collect::<Vec<_>>()
-                .join(",")
-                + "\n"
-        })
-        .collect();
-    std::fs::write(path, text).expect("csv written");
 }
 
 #[test]

@@ -53,3 +53,33 @@ pub fn ok(args: &[&str]) -> String {
     assert_eq!(code, 0, "kpca {args:?} failed:\n{stdout}\n{stderr}");
     stdout
 }
+
+/// A fixture's 2-D array as rows.
+pub fn matrix(v: &serde_json::Value) -> Vec<Vec<f64>> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|r| {
+            r.as_array()
+                .expect("row")
+                .iter()
+                .map(|x| x.as_f64().expect("number"))
+                .collect()
+        })
+        .collect()
+}
+
+/// Writes `rows` as CSV, every value in the shortest form that reads back to it.
+pub fn write_csv(path: &std::path::Path, rows: &[Vec<f64>]) {
+    let text: String = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(path, text).expect("csv written");
+}
