@@ -35,6 +35,38 @@ fn read_csv(path: &Path) -> (Vec<f64>, usize) {
     (values, cols)
 }
 
+/// Writes `blob` and the rows of `test` (d columns, as f32) into
+/// target/firmware-tests/`name` and runs them through the C firmware on QEMU
+/// (scripts/firmware-run.sh); returns that directory, which then holds the
+/// firmware's outputs.
+fn run_firmware(name: &str, blob: &[u8], test: &[f64], d: usize) -> std::path::PathBuf {
+    let root = kpca_testkit::repo_root();
+    let dir = kpca_testkit::target_dir().join("firmware-tests").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("model.kpca"), blob).unwrap();
+    let csv: String = test
+        .chunks(d)
+        .map(|r| {
+            r.iter()
+                .map(|v| format!("{:?}", *v as f32))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(dir.join("vectors.csv"), csv).unwrap();
+    // From the repository root: the script prints the library's path relative to it.
+    let status = Command::new(root.join("scripts/firmware-run.sh"))
+        .current_dir(root)
+        .arg(dir.join("model.kpca"))
+        .arg(dir.join("vectors.csv"))
+        .arg(&dir)
+        .status()
+        .expect("scripts/firmware-run.sh runs (arm-none-eabi-gcc and qemu-system-arm installed?)");
+    assert!(status.success(), "firmware run failed: {status}");
+    dir
+}
+
 #[test]
 fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
     if !kpca_testkit::require_tools(
@@ -43,7 +75,6 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
     ) {
         return;
     }
-    let root = kpca_testkit::repo_root();
     let fx = load("full_sensor_rbf.json");
     let k = fx["n_components"].as_u64().unwrap() as usize;
     let train = dataset(&fx["x_train"]);
@@ -56,30 +87,7 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
         .unwrap();
     let (y64, e64) = fitted.transform_and_score(&test).unwrap();
 
-    let dir = kpca_testkit::target_dir().join("firmware-tests/sensor_rbf");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("model.kpca"), fitted.to_blob().unwrap()).unwrap();
-    let csv: String = test_values
-        .chunks(d)
-        .map(|r| {
-            r.iter()
-                .map(|v| format!("{:?}", *v as f32))
-                .collect::<Vec<_>>()
-                .join(",")
-                + "\n"
-        })
-        .collect();
-    std::fs::write(dir.join("vectors.csv"), csv).unwrap();
-
-    // From the repository root: the script prints the library's path relative to it.
-    let status = Command::new(root.join("scripts/firmware-run.sh"))
-        .current_dir(root)
-        .arg(dir.join("model.kpca"))
-        .arg(dir.join("vectors.csv"))
-        .arg(&dir)
-        .status()
-        .expect("scripts/firmware-run.sh runs (arm-none-eabi-gcc and qemu-system-arm installed?)");
-    assert!(status.success(), "firmware run failed: {status}");
+    let dir = run_firmware("sensor_rbf", &fitted.to_blob().unwrap(), &test_values, d);
 
     let (got, cols) = read_csv(&dir.join("firmware_scores.csv"));
     assert_eq!(cols, k + 1);
@@ -129,7 +137,6 @@ fn c_firmware_predicts_and_reconstructs_as_the_host() {
     ) {
         return;
     }
-    let root = kpca_testkit::repo_root();
     let fx = load("seeds_pcr_diabetes.json");
     let k = fx["n_components"].as_u64().unwrap() as usize;
     let train = dataset(&fx["x_train"]);
@@ -146,28 +153,7 @@ fn c_firmware_predicts_and_reconstructs_as_the_host() {
         .unwrap();
     fitted.fit_inverse_transform(1.0).unwrap();
     let blob = fitted.to_blob().unwrap();
-    let dir = kpca_testkit::target_dir().join("firmware-tests/diabetes_heads");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("model.kpca"), &blob).unwrap();
-    let csv: String = test_values
-        .chunks(d)
-        .map(|r| {
-            r.iter()
-                .map(|v| format!("{:?}", *v as f32))
-                .collect::<Vec<_>>()
-                .join(",")
-                + "\n"
-        })
-        .collect();
-    std::fs::write(dir.join("vectors.csv"), csv).unwrap();
-    let status = Command::new(root.join("scripts/firmware-run.sh"))
-        .current_dir(root)
-        .arg(dir.join("model.kpca"))
-        .arg(dir.join("vectors.csv"))
-        .arg(&dir)
-        .status()
-        .expect("scripts/firmware-run.sh runs");
-    assert!(status.success(), "firmware run failed: {status}");
+    let dir = run_firmware("diabetes_heads", &blob, &test_values, d);
     let (p_fw, pc) = read_csv(&dir.join("firmware_predictions.csv"));
     let (r_fw, rc) = read_csv(&dir.join("firmware_reconstructions.csv"));
     assert_eq!((pc, rc), (t, d));
