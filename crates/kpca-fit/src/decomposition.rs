@@ -150,7 +150,7 @@ impl Decomposition {
 /// column of the row-major `comp` is multiplied by the same sign. Returns the
 /// +1/-1 factor of each column. (For a full fit the score column is
 /// sqrt(mu) u, so this is the rule on u.)
-fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f64> {
+pub(crate) fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f64> {
     let mut signs = Vec::with_capacity(k);
     for l in 0..k {
         let mut best = 0.0f64;

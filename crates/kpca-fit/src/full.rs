@@ -138,7 +138,7 @@ fn indefiniteness(spectrum: &Spectrum, kind: KernelKind, n: usize) -> Option<Fit
 /// Training scores y_l(x_j) = sqrt(mu_l) (u_l)_j and components
 /// alpha_l = u_l / sqrt(mu_l), both n x k row-major, from the unit eigenvectors
 /// (the columns of the column-major n x k `vectors`).
-fn scaled_vectors(vectors: &[f64], values: &[f64]) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn scaled_vectors(vectors: &[f64], values: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let k = values.len();
     let n = vectors.len() / k.max(1);
     let mut scores = vec![0.0; n * k];

@@ -10,7 +10,9 @@
 //! reads it), signs by scikit-learn's rule (each eigenvector's entry of
 //! largest magnitude positive).
 
+use crate::decomposition::sign_rule;
 use crate::eigen::dense_top;
+use crate::full::scaled_vectors;
 use crate::{FitError, POSITIVE_EIG_REL_TOL};
 
 /// Negative eigenvalues below minus this times the largest eigenvalue, among
@@ -91,7 +93,8 @@ impl PrecomputedKpca {
             .iter()
             .take_while(|&&v| v > POSITIVE_EIG_REL_TOL * largest)
             .count();
-        let (comp, scores) = scaled(&eig.vectors, &eig.values[..kept], n);
+        let (mut scores, mut comp) = scaled_vectors(&eig.vectors[..kept * n], &eig.values[..kept]);
+        sign_rule(&mut scores, &mut comp, kept);
         Ok(PrecomputedKpca {
             n,
             col_means,
@@ -167,27 +170,6 @@ fn check_selected(all: &[f64], k: usize, selection: Selection) -> Result<(), Fit
         });
     }
     Ok(())
-}
-
-/// (alpha, scores), n x k row-major, from the unit eigenvectors (columns of the
-/// column-major n x k `vectors`) with scikit-learn's sign rule.
-fn scaled(vectors: &[f64], values: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    let k = values.len();
-    let mut comp = vec![0.0; n * k];
-    let mut scores = vec![0.0; n * k];
-    for (l, (col, &mu)) in vectors.chunks_exact(n).zip(values).enumerate() {
-        let big = col
-            .iter()
-            .copied()
-            .fold(0.0f64, |a, v| if v.abs() > a.abs() { v } else { a });
-        let sign = if big < 0.0 { -1.0 } else { 1.0 };
-        let root = mu.sqrt();
-        for (i, &u) in col.iter().enumerate() {
-            comp[i * k + l] = sign * u / root;
-            scores[i * k + l] = sign * u * root;
-        }
-    }
-    (comp, scores)
 }
 
 #[cfg(test)]
