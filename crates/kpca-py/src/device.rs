@@ -49,6 +49,9 @@ pub struct DeviceModel {
 }
 
 impl DeviceModel {
+    /// The model view (validated once per call: the blob was checked in
+    /// `from_bytes` and never changes, and a view cannot be stored beside the
+    /// bytes it borrows).
     fn model(&self) -> ModelRef<'_> {
         // Validated in `from_bytes`; the bytes never change.
         ModelRef::from_bytes(self.blob.bytes()).unwrap_or_else(|_| unreachable!())
@@ -56,12 +59,11 @@ impl DeviceModel {
 
     /// Runs `f` on each row of `x` (as f32) into `width` outputs per row.
     fn per_row(
-        &self,
+        model: &ModelRef<'_>,
         x: &PyReadonlyArray2<'_, f32>,
         width: usize,
         f: impl Fn(&ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca::Error>,
     ) -> PyResult<Vec<f32>> {
-        let model = self.model();
         let d = model.dim();
         if x.shape()[1] != d {
             return Err(PyValueError::new_err(format!(
@@ -79,7 +81,7 @@ impl DeviceModel {
             .chunks_exact(d.max(1))
             .zip(out.chunks_exact_mut(width.max(1)))
         {
-            f(&model, row, o).map_err(core_error)?;
+            f(model, row, o).map_err(core_error)?;
         }
         Ok(out)
     }
@@ -143,8 +145,9 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let k = self.model().n_components();
-        let y = self.per_row(&x, k, |m, row, o| m.project(row, o))?;
+        let model = self.model();
+        let k = model.n_components();
+        let y = Self::per_row(&model, &x, k, |m, row, o| m.project(row, o))?;
         matrix(py, y, k)
     }
     /// The anomaly score of each row (float32).
@@ -153,7 +156,7 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let e = self.per_row(&x, 1, |m, row, o| {
+        let e = Self::per_row(&self.model(), &x, 1, |m, row, o| {
             o[0] = m.anomaly_score(row)?;
             Ok(())
         })?;
@@ -165,7 +168,7 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let flags = self.per_row(&x, 1, |m, row, o| {
+        let flags = Self::per_row(&self.model(), &x, 1, |m, row, o| {
             o[0] = if m.is_anomaly(row)? { 1.0 } else { 0.0 };
             Ok(())
         })?;
@@ -180,11 +183,12 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let t = self.model().n_targets();
+        let model = self.model();
+        let t = model.n_targets();
         if t == 0 {
             return Err(core_error(kpca::Error::NoRegression));
         }
-        let p = self.per_row(&x, t, |m, row, o| m.predict(row, o))?;
+        let p = Self::per_row(&model, &x, t, |m, row, o| m.predict(row, o))?;
         matrix(py, p, t)
     }
     /// The pre-image of each row (rows x d, float32).
@@ -193,11 +197,12 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let d = self.model().dim();
-        if self.model().n_preimage_rows() == 0 {
+        let model = self.model();
+        let d = model.dim();
+        if model.n_preimage_rows() == 0 {
             return Err(core_error(kpca::Error::NoPreImage));
         }
-        let r = self.per_row(&x, d, |m, row, o| m.reconstruct(row, o))?;
+        let r = Self::per_row(&model, &x, d, |m, row, o| m.reconstruct(row, o))?;
         matrix(py, r, d)
     }
 }
