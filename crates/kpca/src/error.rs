@@ -71,11 +71,26 @@ pub enum Error {
     NoPreImage = 28,
     /// `predict` was asked of a model without a regression head.
     NoRegression = 29,
+    /// An on-device fit ([`crate::learn`]) was given fewer than 2 vectors, or a
+    /// recalibration none.
+    TooFewRows = 30,
+    /// An on-device fit asked for k components with k >= n, or with fewer
+    /// than k positive eigenvalues of the centred kernel matrix.
+    TooManyComponents = 31,
+    /// The workspace given to an on-device fit or recalibration is too small.
+    WorkspaceTooSmall = 32,
+    /// An on-device fit was asked to standardise a feature whose values are
+    /// all equal.
+    ConstantColumn = 33,
+    /// The on-device fit's eigensolver did not converge.
+    NoConvergence = 34,
+    /// A false-alarm rate is not strictly between 0 and 1.
+    BadFalseAlarmRate = 35,
 }
 
 impl Error {
     /// Every error, in code order (for tests and for the C status table).
-    pub const ALL: [Error; 29] = [
+    pub const ALL: [Error; 35] = [
         Error::NullPointer,
         Error::InputLength,
         Error::OutputLength,
@@ -105,6 +120,12 @@ impl Error {
         Error::BadSection,
         Error::NoPreImage,
         Error::NoRegression,
+        Error::TooFewRows,
+        Error::TooManyComponents,
+        Error::WorkspaceTooSmall,
+        Error::ConstantColumn,
+        Error::NoConvergence,
+        Error::BadFalseAlarmRate,
     ];
 
     /// The stable numeric code (the C `kpca_status` value).
@@ -154,6 +175,12 @@ impl Error {
             Error::BadSection => c"model's table of optional sections is malformed",
             Error::NoPreImage => c"model has no pre-image section",
             Error::NoRegression => c"model has no regression head",
+            Error::TooFewRows => c"fit needs at least 2 vectors (recalibration at least 1)",
+            Error::TooManyComponents => c"more components than positive eigenvalues (or k >= n)",
+            Error::WorkspaceTooSmall => c"workspace too small",
+            Error::ConstantColumn => c"cannot standardise a constant feature",
+            Error::NoConvergence => c"eigensolver did not converge",
+            Error::BadFalseAlarmRate => c"false-alarm rate is not strictly between 0 and 1",
         }
     }
 }
@@ -178,6 +205,6 @@ mod tests {
             assert!(!e.message().is_empty());
         }
         assert_eq!(Error::from_code(0), None);
-        assert_eq!(Error::from_code(30), None);
+        assert_eq!(Error::from_code(Error::ALL.len() as i32 + 1), None);
     }
 }

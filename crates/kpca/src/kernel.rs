@@ -213,6 +213,63 @@ pub(crate) fn check_params(
     ))
 }
 
+/// The kernel value from x'z (the L1 distance ‖x - z‖₁ for the Laplacian
+/// kernel), ‖z‖² and ‖x‖², for a kernel id and its stored parameters: the one
+/// formula of each kernel, shared by the projection and the on-device fit
+/// ([`crate::learn`]). One exponential serves the RBF, Laplacian and sigmoid
+/// kernels (tanh as in [`crate::fastmath::tanh`]); an unknown id reads as
+/// cosine, which a validated model cannot hold.
+#[inline(always)]
+pub(crate) fn value_from(
+    kernel: u32,
+    gamma: f32,
+    degree: u32,
+    coef0: f32,
+    dot: f32,
+    zn: f32,
+    sq_norm: f32,
+) -> f32 {
+    const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
+    const RBF: u32 = KernelId::Rbf as u32;
+    const LAPLACIAN: u32 = KernelId::Laplacian as u32;
+    const SIGMOID: u32 = KernelId::Sigmoid as u32;
+    const LINEAR: u32 = KernelId::Linear as u32;
+    let u = gamma * dot + coef0;
+    let t = match kernel {
+        LINEAR => return dot,
+        POLYNOMIAL => return powi(u, degree),
+        RBF => gamma * (sq_norm + zn - 2.0 * dot),
+        LAPLACIAN => gamma * dot,
+        SIGMOID => 2.0 * libm::fabsf(u),
+        _ => return cosine(dot, sq_norm, zn),
+    };
+    let e = crate::fastmath::exp_neg(t);
+    if kernel == SIGMOID {
+        crate::fastmath::tanh_from(u, e)
+    } else {
+        e
+    }
+}
+
+/// k(x, z) of two vectors of equal length with squared norms `xn` and `zn`,
+/// by [`value_from`] (the dot product, or the L1 distance for the Laplacian
+/// kernel, summed in order).
+pub(crate) fn pair_value(kernel: &Kernel, x: &[f32], z: &[f32], xn: f32, zn: f32) -> f32 {
+    let id = kernel.id() as u32;
+    let (gamma, degree, coef0) = kernel.params();
+    let mut acc = 0.0f32;
+    if id == KernelId::Laplacian as u32 {
+        for (a, b) in x.iter().zip(z) {
+            acc += libm::fabsf(a - b);
+        }
+    } else {
+        for (a, b) in x.iter().zip(z) {
+            acc += a * b;
+        }
+    }
+    value_from(id, gamma, degree, coef0, acc, zn, xn)
+}
+
 /// x'z / sqrt(‖x‖² ‖z‖²), 0 when either squared norm is 0.
 #[inline]
 pub(crate) fn cosine(dot: f32, sq_norm_x: f32, sq_norm_z: f32) -> f32 {

@@ -67,6 +67,9 @@
 //! - [`kernel`]: the kernels, with scikit-learn's definitions and names;
 //! - [`fastmath`]: the f32 exponential, tanh and sqrt the kernels use, with
 //!   their tested error bounds (the same code on host and device);
+//! - [`learn`]: learning on the device: a full kernel PCA fit into a
+//!   caller's buffers, written as a blob, and the threshold recalibrated
+//!   without a refit;
 //! - [`crc32`]: the blob's checksum;
 //! - [`single`]: [`single::SingleKernel`], the entry points of one kernel
 //!   (a firmware that uses only them links only that kernel's code);
@@ -111,6 +114,7 @@ pub mod fit_info;
 pub mod format;
 pub mod heads;
 pub mod kernel;
+pub mod learn;
 mod loads;
 pub mod model;
 pub mod owned;

@@ -26,17 +26,13 @@
 use core::mem::MaybeUninit;
 
 use crate::error::Error;
-use crate::fastmath;
-use crate::kernel::{cosine, powi, KernelId};
+use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
 use crate::passes;
 
-const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
 const RBF: u32 = KernelId::Rbf as u32;
 const LAPLACIAN: u32 = KernelId::Laplacian as u32;
-const SIGMOID: u32 = KernelId::Sigmoid as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
-const LINEAR: u32 = KernelId::Linear as u32;
 
 /// Keeps the loop it is called in rolled: an empty inline-assembly statement
 /// (no instruction, no register, no memory effect) on Arm targets.
@@ -67,7 +63,8 @@ pub(crate) fn keep_rolled() {
 
 /// The kernel value from x'z (the L1 distance ‖x' - z‖₁ for the Laplacian
 /// kernel), ‖z‖² and ‖x'‖². One exponential serves the RBF, Laplacian and
-/// sigmoid kernels (tanh as in [`fastmath::tanh`]).
+/// sigmoid kernels (tanh as in [`crate::fastmath::tanh`]); the formulas are
+/// [`crate::kernel::value_from`].
 ///
 /// `KERNEL` as in [`evaluate`]: [`ANY_KERNEL`] (then `kernel` says which) or
 /// the one kernel this copy computes.
@@ -80,22 +77,8 @@ fn kernel_value<const KERNEL: u32>(
     sq_norm: f32,
 ) -> f32 {
     let kernel = if KERNEL == ANY_KERNEL { kernel } else { KERNEL };
-    let (gamma, coef0) = (model.raw.gamma, model.raw.coef0);
-    let u = gamma * dot + coef0;
-    let t = match kernel {
-        LINEAR => return dot,
-        POLYNOMIAL => return powi(u, model.raw.degree),
-        RBF => gamma * (sq_norm + zn - 2.0 * dot),
-        LAPLACIAN => gamma * dot,
-        SIGMOID => 2.0 * libm::fabsf(u),
-        _ => return cosine(dot, sq_norm, zn),
-    };
-    let e = fastmath::exp_neg(t);
-    if kernel == SIGMOID {
-        fastmath::tanh_from(u, e)
-    } else {
-        e
-    }
+    let raw = &model.raw;
+    crate::kernel::value_from(kernel, raw.gamma, raw.degree, raw.coef0, dot, zn, sq_norm)
 }
 
 /// k(x, x) of the input with squared norm `sq_norm`.

@@ -1,0 +1,139 @@
+//! The fit's first steps: the input map (standardisation, or the points'
+//! centre for the shift-invariant kernels), the stored points and their norms,
+//! and the centred kernel matrix.
+
+use crate::error::Error;
+use crate::kernel::{pair_value, Kernel};
+
+/// The training rows as the device will see them: z_i = (x_i - mean) * inv_std
+/// into `points` (n x d), ‖z_i‖² into `norms`. With `standardize`, mean and
+/// 1/std (ddof 0) of each column; else, for the RBF and Laplacian kernels,
+/// the column means with 1/std = 1 (the kernel values do not change and
+/// ‖x - z‖² stays accurate in f32 for data far from the origin); else the
+/// rows as they are. Returns whether `mean` and `inv_std` are the model's
+/// input map.
+///
+/// Errors: [`Error::ConstantColumn`] when standardising a column whose values
+/// are all equal (or whose 1/std is not finite in f32).
+pub(crate) fn input_map(
+    x: &[f32],
+    d: usize,
+    kernel: &Kernel,
+    standardize: bool,
+    map: (&mut [f32], &mut [f32]),
+    points: &mut [f32],
+    norms: &mut [f32],
+) -> Result<bool, Error> {
+    let (mean, inv_std) = map;
+    let shift_invariant = matches!(kernel, Kernel::Rbf { .. } | Kernel::Laplacian { .. });
+    let mapped = standardize || shift_invariant;
+    let n = x.len() / d.max(1);
+    if mapped {
+        column_means(x, d, mean);
+        inv_std.iter_mut().for_each(|s| *s = 1.0);
+        if standardize {
+            inverse_stds(x, d, mean, inv_std)?;
+        }
+    }
+    for ((row, z), sq) in x
+        .chunks_exact(d)
+        .zip(points.chunks_exact_mut(d))
+        .zip(norms.iter_mut())
+        .take(n)
+    {
+        let mut acc = 0.0f32;
+        for (j, (zj, &xj)) in z.iter_mut().zip(row).enumerate() {
+            *zj = if mapped {
+                let m = mean.get(j).copied().unwrap_or(0.0);
+                (xj - m) * inv_std.get(j).copied().unwrap_or(1.0)
+            } else {
+                xj
+            };
+            acc += *zj * *zj;
+        }
+        *sq = acc;
+    }
+    Ok(mapped)
+}
+
+/// The mean of each column of the row-major `x` (d columns) into `mean`.
+fn column_means(x: &[f32], d: usize, mean: &mut [f32]) {
+    let n = (x.len() / d.max(1)).max(1) as f32;
+    mean.iter_mut().for_each(|m| *m = 0.0);
+    for row in x.chunks_exact(d) {
+        for (m, &v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    mean.iter_mut().for_each(|m| *m /= n);
+}
+
+/// 1/std (ddof 0, from the deviations from `mean`) of each column into
+/// `inv_std`; [`Error::ConstantColumn`] for a constant column.
+fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Result<(), Error> {
+    let n = (x.len() / d.max(1)).max(1) as f32;
+    let first = x.get(..d).unwrap_or(&[]);
+    for (j, &v0) in first.iter().enumerate() {
+        if x.chunks_exact(d).all(|row| row.get(j) == Some(&v0)) {
+            return Err(Error::ConstantColumn);
+        }
+    }
+    inv_std.iter_mut().for_each(|s| *s = 0.0);
+    for row in x.chunks_exact(d) {
+        for ((s, &v), &m) in inv_std.iter_mut().zip(row).zip(mean) {
+            *s += (v - m) * (v - m);
+        }
+    }
+    for s in inv_std.iter_mut() {
+        let inv = 1.0 / libm::sqrtf(*s / n);
+        if !(inv.is_finite() && inv > 0.0) {
+            return Err(Error::ConstantColumn);
+        }
+        *s = inv;
+    }
+    Ok(())
+}
+
+/// Fills the row-major n x n `kmat` with the centred kernel matrix
+/// Kc = K - 1 r' - r 1' + g 1 1' of the stored points (K from the kernel's one
+/// formula, [`pair_value`], both triangles), the row means r into
+/// `row_means`, and returns g.
+///
+/// Errors: [`Error::NonFiniteResult`] when a kernel value or a mean is not
+/// finite in f32 (a polynomial kernel past the f32 range).
+pub(crate) fn centred_kernel(
+    kernel: &Kernel,
+    points: &[f32],
+    norms: &[f32],
+    d: usize,
+    kmat: &mut [f32],
+    row_means: &mut [f32],
+) -> Result<f32, Error> {
+    let n = norms.len();
+    let rows = || points.chunks_exact(d).zip(norms);
+    for (i, (zi, &ni)) in rows().enumerate() {
+        for (j, (zj, &nj)) in rows().enumerate().take(i + 1) {
+            let v = pair_value(kernel, zi, zj, ni, nj);
+            if let Some(x) = kmat.get_mut(i * n + j) {
+                *x = v;
+            }
+            if let Some(x) = kmat.get_mut(j * n + i) {
+                *x = v;
+            }
+        }
+    }
+    let inv_n = 1.0 / n.max(1) as f32;
+    for (r, row) in row_means.iter_mut().zip(kmat.chunks_exact(n.max(1))) {
+        *r = row.iter().sum::<f32>() * inv_n;
+    }
+    let g = row_means.iter().sum::<f32>() * inv_n;
+    if !g.is_finite() || row_means.iter().any(|r| !r.is_finite()) {
+        return Err(Error::NonFiniteResult);
+    }
+    for (row, &ri) in kmat.chunks_exact_mut(n.max(1)).zip(row_means.iter()) {
+        for (x, &rj) in row.iter_mut().zip(row_means.iter()) {
+            *x = *x - ri - rj + g;
+        }
+    }
+    Ok(g)
+}
