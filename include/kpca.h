@@ -280,6 +280,42 @@ typedef struct kpca_model {
 } kpca_model;
 
 /**
+ * What `kpca_fit` fits.
+ */
+typedef struct kpca_fit_params {
+  /**
+   * Kernel id (`kpca_model.kernel`'s values: 0 linear, 1 polynomial,
+   * 2 rbf, 3 laplacian, 4 sigmoid, 5 cosine).
+   */
+  uint32_t kernel;
+  /**
+   * Polynomial degree, 1 ..= 16 (ignored by the other kernels).
+   */
+  uint32_t degree;
+  /**
+   * Kernel gamma, finite and > 0; 0 means 1/d (scikit-learn's default).
+   * Ignored by the linear and cosine kernels.
+   */
+  float gamma;
+  /**
+   * Kernel coef0 (polynomial, sigmoid), finite.
+   */
+  float coef0;
+  /**
+   * Components k, 1 ..= KPCA_MAX_COMPONENTS and fewer than the vectors.
+   */
+  uint32_t n_components;
+  /**
+   * Non-zero: standardise each feature (mean and std of the same vectors).
+   */
+  uint32_t standardize;
+  /**
+   * The fraction of normal vectors the threshold flags, in (0, 1).
+   */
+  float false_alarm_rate;
+} kpca_fit_params;
+
+/**
  * Success.
  */
 #define KPCA_OK 0
@@ -432,6 +468,37 @@ typedef struct kpca_model {
  * `kpca fit --target FILE`).
  */
 #define KPCA_ERR_NO_REGRESSION 29
+
+/**
+ * kpca_fit was given fewer than 2 vectors (kpca_recalibrate none).
+ */
+#define KPCA_ERR_TOO_FEW_ROWS 30
+
+/**
+ * kpca_fit asked for k >= n components, or for more components than the
+ * centred kernel matrix has positive eigenvalues.
+ */
+#define KPCA_ERR_TOO_MANY_COMPONENTS 31
+
+/**
+ * The workspace (or scratch) given to kpca_fit or kpca_recalibrate is too small.
+ */
+#define KPCA_ERR_WORKSPACE_TOO_SMALL 32
+
+/**
+ * kpca_fit was asked to standardise a feature whose values are all equal.
+ */
+#define KPCA_ERR_CONSTANT_COLUMN 33
+
+/**
+ * kpca_fit's eigensolver did not converge.
+ */
+#define KPCA_ERR_NO_CONVERGENCE 34
+
+/**
+ * A false-alarm rate is not strictly between 0 and 1.
+ */
+#define KPCA_ERR_BAD_FALSE_ALARM_RATE 35
 
 #ifdef __cplusplus
 extern "C" {
@@ -622,6 +689,89 @@ kpca_status kpca_model_threshold(const struct kpca_model *model, float *threshol
  * `model` NULL or loaded; `kernel` NULL or valid for writing.
  */
 kpca_status kpca_model_kernel(const struct kpca_model *model, uint32_t *kernel);
+
+/**
+ * The sizes a fit of `n` vectors of dimension `d` needs: `*workspace_bytes`
+ * (for `kpca_fit`'s workspace, 4-byte aligned) and `*model_bytes` (the blob
+ * it writes). Both are written only on success.
+ *
+ * Statuses: as `kpca_fit` for the parameters and shape.
+ *
+ * # Safety
+ * `params` NULL or valid for reading; `workspace_bytes`, `model_bytes` NULL
+ * or valid for writing a `size_t`.
+ */
+kpca_status kpca_fit_sizes(size_t n,
+                           size_t d,
+                           const struct kpca_fit_params *params,
+                           size_t *workspace_bytes,
+                           size_t *model_bytes);
+
+/**
+ * Fits full kernel PCA on the device to the `x_len / d` row-major vectors
+ * `x` and writes the model blob (format 4, threshold calibrated at
+ * `params->false_alarm_rate` on the same vectors) into `model`, its length
+ * into `*model_len`. Load it with `kpca_model_from_bytes(model, *model_len)`.
+ * No allocation: `workspace` (`workspace_bytes`, 4-byte aligned) and `model`
+ * (`model_capacity` bytes, 4-byte aligned) come from `kpca_fit_sizes`. On
+ * failure `*model_len` is not written and `model` may hold a partial blob
+ * that does not load.
+ *
+ * Statuses: `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_UNKNOWN_KERNEL`,
+ * `KPCA_ERR_BAD_KERNEL_PARAMETER`, `KPCA_ERR_ZERO_DIMENSION` (d or k 0),
+ * `KPCA_ERR_DIMENSION_TOO_LARGE`, `KPCA_ERR_BAD_FALSE_ALARM_RATE`,
+ * `KPCA_ERR_BATCH_LENGTH` (`x_len` not a multiple of d),
+ * `KPCA_ERR_TOO_FEW_ROWS` (n < 2), `KPCA_ERR_TOO_MANY_COMPONENTS`,
+ * `KPCA_ERR_WORKSPACE_TOO_SMALL`, `KPCA_ERR_BUFFER_TOO_SMALL` (model),
+ * `KPCA_ERR_MISALIGNED`, `KPCA_ERR_NON_FINITE_INPUT`,
+ * `KPCA_ERR_CONSTANT_COLUMN`, `KPCA_ERR_NON_FINITE_RESULT`,
+ * `KPCA_ERR_NO_CONVERGENCE`.
+ *
+ * # Safety
+ * `x` NULL or valid for `x_len` floats; `params` NULL or valid;
+ * `workspace` NULL or valid for writing `workspace_bytes` bytes, `model`
+ * for `model_capacity` bytes, neither overlapping `x` or each other;
+ * `model_len` NULL or valid for writing.
+ */
+kpca_status kpca_fit(const float *x,
+                     size_t x_len,
+                     size_t d,
+                     const struct kpca_fit_params *params,
+                     void *workspace,
+                     size_t workspace_bytes,
+                     uint8_t *model,
+                     size_t model_capacity,
+                     size_t *model_len);
+
+/**
+ * Sets a new anomaly threshold in the writable model blob `blob` (`blob_len`
+ * bytes, 4-byte aligned, a valid blob) without refitting: the (1 -
+ * `false_alarm_rate`) quantile of the anomaly scores of the `xs_len / d`
+ * normal vectors `xs`; the header's threshold and the CRC-32 are updated
+ * and the threshold written to `*threshold`. `scratch` needs one float per
+ * vector. A `kpca_model` loaded from the blob before keeps the old
+ * threshold: load it again. On failure nothing is written.
+ *
+ * Statuses: the loader's for `blob`, `KPCA_ERR_NULL_POINTER`,
+ * `KPCA_ERR_BAD_FALSE_ALARM_RATE`, `KPCA_ERR_BATCH_LENGTH`,
+ * `KPCA_ERR_TOO_FEW_ROWS`, `KPCA_ERR_WORKSPACE_TOO_SMALL` (scratch),
+ * `KPCA_ERR_NON_FINITE_INPUT`, `KPCA_ERR_NON_FINITE_RESULT`,
+ * `KPCA_ERR_THRESHOLD_UNSET` (the quantile is not > 0).
+ *
+ * # Safety
+ * `blob` NULL or valid for reading and writing `blob_len` bytes; `xs` NULL
+ * or valid for `xs_len` floats; `scratch` NULL or valid for writing
+ * `scratch_len` floats; none overlapping; `threshold` NULL or valid for
+ * writing.
+ */
+kpca_status kpca_recalibrate(uint8_t *blob,
+                             size_t blob_len,
+                             const float *xs,
+                             size_t xs_len,
+                             float false_alarm_rate,
+                             float *scratch,
+                             size_t scratch_len,
+                             float *threshold);
 
 /**
  * `kpca_project` for linear models only (`KPCA_ERR_KERNEL_MISMATCH` otherwise).

@@ -8,8 +8,9 @@
  * unloaded model structs (and loaded ones with the marker, sizes or kernel
  * id changed), an unset threshold; outputs and the
  * model struct must be untouched on every failure. A table at the end checks
- * that every status code 1..29 was produced by at least one call, except the
- * three that cannot arise through the C API (see NOT_VIA_C_API).
+ * that every status code 1..35 was produced by at least one call, except the
+ * three that the C tests cannot reach (see NOT_VIA_C_API). The on-device fit
+ * (kpca_fit_sizes, kpca_fit, kpca_recalibrate) has its own section.
  *
  * The valid models come from `cargo xtask gen-model c-tests` (c_test_models.h/.c,
  * generated before the build). Built and run by scripts/c-sanitize.sh with
@@ -38,7 +39,8 @@ typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE
 /* ---------------------------------------------------------------- harness */
 
 static unsigned n_passed, n_failed;
-static unsigned long seen[30]; /* calls that returned each status */
+#define N_CODES 35 /* the status codes 1..N_CODES */
+static unsigned long seen[N_CODES + 1]; /* calls that returned each status */
 static const char *context = "";
 
 static void check_at(int ok, const char *what, int line)
@@ -54,7 +56,7 @@ static void check_at(int ok, const char *what, int line)
 
 static void note(kpca_status st)
 {
-    if (st >= 0 && st <= 29) {
+    if (st >= 0 && st <= N_CODES) {
         seen[st]++;
     }
 }
@@ -968,25 +970,212 @@ static void test_sections(void)
     context = "";
 }
 
+/* ------------------------------------------------- learning on the device */
+
+#define FIT_N 40
+#define FIT_D 3
+#define FIT_WS_WORDS 4096
+static float fit_x[FIT_N * FIT_D];
+static uint32_t fit_ws[FIT_WS_WORDS];
+static uint32_t fit_model[1024];
+
+/* Two noisy rings in 3-D (deterministic), far from the origin. */
+static void make_fit_data(void)
+{
+    size_t i;
+    for (i = 0; i < FIT_N; i++) {
+        float t = 0.157f * (float)i;
+        float r = (i % 2 == 0) ? 1.0f : 0.4f;
+        fit_x[i * FIT_D + 0] = 100.0f + r * cosf(t);
+        fit_x[i * FIT_D + 1] = -50.0f + r * sinf(t);
+        fit_x[i * FIT_D + 2] = 0.05f * (float)(i % 7);
+    }
+}
+
+static kpca_fit_params fit_params(uint32_t kernel, uint32_t k)
+{
+    kpca_fit_params p;
+    p.kernel = kernel;
+    p.degree = 2;
+    p.gamma = 0.0f;
+    p.coef0 = 1.0f;
+    p.n_components = k;
+    p.standardize = 1;
+    p.false_alarm_rate = 0.1f;
+    return p;
+}
+
+static kpca_status fit_with(const float *x, size_t x_len, const kpca_fit_params *p, size_t *len)
+{
+    return kpca_fit(x, x_len, FIT_D, p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model,
+                    sizeof fit_model, len);
+}
+
+/* Every kernel fits; the blob loads, its threshold flags at most the
+ * requested share of the training vectors, and it projects them. */
+static void test_fit_every_kernel(void)
+{
+    uint32_t kernel;
+    for (kernel = 0; kernel <= 5; kernel++) {
+        kpca_fit_params p = fit_params(kernel, 2);
+        size_t ws = 0, mb = 0, len = 0, i, flagged = 0;
+        struct kpca_model model;
+        float y[2], thr = -1.0f;
+        EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, &ws, &mb), KPCA_OK);
+        CHECK(ws > 0 && ws <= sizeof fit_ws && mb > 0 && mb <= sizeof fit_model);
+        EXPECT(fit_with(fit_x, FIT_N * FIT_D, &p, &len), KPCA_OK);
+        CHECK(len == mb);
+        EXPECT(kpca_model_from_bytes(&model, (const uint8_t *)fit_model, len), KPCA_OK);
+        EXPECT(kpca_model_threshold(&model, &thr), KPCA_OK);
+        CHECK(thr > 0.0f);
+        for (i = 0; i < FIT_N; i++) {
+            uint8_t flag = 0;
+            EXPECT(kpca_project(&model, fit_x + i * FIT_D, FIT_D, y, 2), KPCA_OK);
+            EXPECT(kpca_is_anomaly(&model, fit_x + i * FIT_D, FIT_D, &flag), KPCA_OK);
+            flagged += (size_t)flag;
+        }
+        /* The 0.9 quantile of 40 scores: at most 4 lie above it. */
+        CHECK(flagged <= 4);
+    }
+}
+
+static void test_fit_statuses(void)
+{
+    kpca_fit_params p = fit_params(2, 2), bad;
+    size_t ws = 0, mb = 0, len = 7;
+    float x[FIT_N * FIT_D];
+    EXPECT(kpca_fit_sizes(FIT_N, FIT_D, NULL, &ws, &mb), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, NULL, &mb), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, &ws, NULL), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit_sizes((size_t)-1, FIT_D, &p, &ws, &mb), KPCA_ERR_DIMENSION_TOO_LARGE);
+    EXPECT(kpca_fit_sizes(1, FIT_D, &p, &ws, &mb), KPCA_ERR_TOO_FEW_ROWS);
+    EXPECT(kpca_fit_sizes(FIT_N, 0, &p, &ws, &mb), KPCA_ERR_ZERO_DIMENSION);
+    EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, &ws, &mb), KPCA_OK);
+    EXPECT(kpca_fit(NULL, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, NULL, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, NULL, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, NULL, sizeof fit_model, &len), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, NULL), KPCA_ERR_NULL_POINTER);
+    bad = p; bad.kernel = 6;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_UNKNOWN_KERNEL);
+    bad = p; bad.kernel = 0x10002;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_UNKNOWN_KERNEL);
+    bad = p; bad.gamma = -1.0f;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_KERNEL_PARAMETER);
+    bad = p; bad.gamma = (float)NAN;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_KERNEL_PARAMETER);
+    bad = fit_params(1, 2); bad.degree = 0;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_KERNEL_PARAMETER);
+    bad = p; bad.n_components = 0;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_ZERO_DIMENSION);
+    bad = p; bad.n_components = 17;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_DIMENSION_TOO_LARGE);
+    bad = p; bad.false_alarm_rate = 0.0f;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_FALSE_ALARM_RATE);
+    bad = p; bad.false_alarm_rate = 1.0f;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_FALSE_ALARM_RATE);
+    bad = p; bad.false_alarm_rate = (float)NAN;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_BAD_FALSE_ALARM_RATE);
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D - 1, &p, &len), KPCA_ERR_BATCH_LENGTH);
+    EXPECT(fit_with(fit_x, FIT_D, &p, &len), KPCA_ERR_TOO_FEW_ROWS);
+    EXPECT(fit_with(fit_x, 0, &p, &len), KPCA_ERR_TOO_FEW_ROWS);
+    bad = p; bad.n_components = 3;
+    EXPECT(fit_with(fit_x, 3 * FIT_D, &bad, &len), KPCA_ERR_TOO_MANY_COMPONENTS);
+    /* The linear kernel on 3-D data has 3 positive eigenvalues. */
+    bad = fit_params(0, 4);
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_TOO_MANY_COMPONENTS);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, ws - 4, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_WORKSPACE_TOO_SMALL);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, mb - 1, &len), KPCA_ERR_BUFFER_TOO_SMALL);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, (uint8_t *)fit_ws + 2, sizeof fit_ws - 4, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model + 1, sizeof fit_model - 4, &len), KPCA_ERR_MISALIGNED);
+    EXPECT(kpca_fit((const float *)(const void *)((const uint8_t *)fit_x + 1), FIT_N * FIT_D - 1, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED);
+    memcpy(x, fit_x, sizeof x);
+    x[17] = (float)NAN;
+    EXPECT(fit_with(x, FIT_N * FIT_D, &p, &len), KPCA_ERR_NON_FINITE_INPUT);
+    x[17] = (float)INFINITY;
+    EXPECT(fit_with(x, FIT_N * FIT_D, &p, &len), KPCA_ERR_NON_FINITE_INPUT);
+    memcpy(x, fit_x, sizeof x);
+    {
+        size_t i;
+        for (i = 0; i < FIT_N; i++) {
+            x[i * FIT_D + 2] = 4.0f;
+        }
+    }
+    EXPECT(fit_with(x, FIT_N * FIT_D, &p, &len), KPCA_ERR_CONSTANT_COLUMN);
+    /* (gamma x'z + 1)^16 of unstandardised values near 100 overflows float. */
+    bad = fit_params(1, 2); bad.degree = 16; bad.gamma = 1.0f; bad.standardize = 0;
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_NON_FINITE_RESULT);
+    CHECK(len == 7); /* never written on failure */
+}
+
+static void test_fit(void)
+{
+    context = "kpca_fit";
+    make_fit_data();
+    test_fit_every_kernel();
+    test_fit_statuses();
+    context = "";
+}
+
+static void test_recalibrate(void)
+{
+    kpca_fit_params p = fit_params(2, 2);
+    size_t len = 0;
+    struct kpca_model model;
+    float sc[FIT_N], t = -1.0f, t2 = -1.0f, thr = 0.0f, x[FIT_N * FIT_D];
+    static uint32_t copy[1024], odd[1025];
+    context = "kpca_recalibrate";
+    EXPECT(fit_with(fit_x, FIT_N * FIT_D, &p, &len), KPCA_OK);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.25f, sc, FIT_N, &t), KPCA_OK);
+    EXPECT(kpca_model_from_bytes(&model, (const uint8_t *)fit_model, len), KPCA_OK);
+    EXPECT(kpca_model_threshold(&model, &thr), KPCA_OK);
+    CHECK(t > 0.0f && thr == t);
+    /* A lower false-alarm rate sets a higher threshold. */
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t2), KPCA_OK);
+    CHECK(t2 > t);
+    memcpy(copy, fit_model, len);
+    t = -1.0f;
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, NULL), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_recalibrate(NULL, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, NULL, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, NULL, FIT_N, &t), KPCA_ERR_NULL_POINTER);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 1.0f, sc, FIT_N, &t), KPCA_ERR_BAD_FALSE_ALARM_RATE);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, -0.5f, sc, FIT_N, &t), KPCA_ERR_BAD_FALSE_ALARM_RATE);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D - 2, 0.02f, sc, FIT_N, &t), KPCA_ERR_BATCH_LENGTH);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, 0, 0.02f, sc, FIT_N, &t), KPCA_ERR_TOO_FEW_ROWS);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N - 1, &t), KPCA_ERR_WORKSPACE_TOO_SMALL);
+    memcpy(x, fit_x, sizeof x);
+    x[5] = (float)NAN;
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_NON_FINITE_INPUT);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len - 4, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_TRUNCATED);
+    /* A valid blob at an odd address. */
+    memcpy((uint8_t *)odd + 1, fit_model, len);
+    EXPECT(kpca_recalibrate((uint8_t *)odd + 1, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_MISALIGNED);
+    CHECK(t == -1.0f && memcmp(copy, fit_model, len) == 0);
+    ((uint8_t *)fit_model)[100] ^= 1;
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_CRC_MISMATCH);
+    context = "";
+}
+
 /* ------------------------------------------------------ status strings */
 
-/* Codes only the Rust API can return: the writer's buffer check, the parts
- * and owned-model checks. No C entry point writes blobs or builds a model
- * from slices or into fixed capacity, so they cannot arise through the C API. */
+/* Codes the C tests cannot reach: the parts and owned-model checks (no C
+ * entry point builds a model from slices or into fixed capacity) and the
+ * fit's eigensolver failure, which no finite input is known to cause. */
 static const kpca_status NOT_VIA_C_API[] = {
-    KPCA_ERR_BUFFER_TOO_SMALL, /* ModelRef::write_to */
-    KPCA_ERR_PARTS_LENGTH,     /* ModelRef::from_parts, OwnedModel::from_model_ref */
-    KPCA_ERR_CAPACITY,         /* OwnedModel */
+    KPCA_ERR_PARTS_LENGTH,   /* ModelRef::from_parts, OwnedModel::from_model_ref */
+    KPCA_ERR_CAPACITY,       /* OwnedModel */
+    KPCA_ERR_NO_CONVERGENCE, /* kpca_fit: QL steps exhausted */
 };
 
 static void test_status_strings(void)
 {
-    static const kpca_status unknown[] = { -1, 30, 31, 100, INT_MIN, INT_MAX };
+    static const kpca_status unknown[] = { -1, N_CODES + 1, N_CODES + 2, 100, INT_MIN, INT_MAX };
     kpca_status s, t;
     size_t i;
     int all_distinct = 1;
     context = "kpca_status_str";
-    for (s = 0; s <= 29; s++) {
+    for (s = 0; s <= N_CODES; s++) {
         const char *text = kpca_status_str(s);
         CHECK(text != NULL && text[0] != '\0');
         if (text == NULL || strcmp(text, c_test_status_text[s]) != 0) {
@@ -1044,10 +1233,16 @@ static void test_every_status_produced(void)
         { KPCA_ERR_BAD_SECTION, "KPCA_ERR_BAD_SECTION" },
         { KPCA_ERR_NO_PREIMAGE, "KPCA_ERR_NO_PREIMAGE" },
         { KPCA_ERR_NO_REGRESSION, "KPCA_ERR_NO_REGRESSION" },
+        { KPCA_ERR_TOO_FEW_ROWS, "KPCA_ERR_TOO_FEW_ROWS" },
+        { KPCA_ERR_TOO_MANY_COMPONENTS, "KPCA_ERR_TOO_MANY_COMPONENTS" },
+        { KPCA_ERR_WORKSPACE_TOO_SMALL, "KPCA_ERR_WORKSPACE_TOO_SMALL" },
+        { KPCA_ERR_CONSTANT_COLUMN, "KPCA_ERR_CONSTANT_COLUMN" },
+        { KPCA_ERR_NO_CONVERGENCE, "KPCA_ERR_NO_CONVERGENCE" },
+        { KPCA_ERR_BAD_FALSE_ALARM_RATE, "KPCA_ERR_BAD_FALSE_ALARM_RATE" },
     };
     size_t i, j;
     context = "every status";
-    CHECK(sizeof codes / sizeof codes[0] == 29);
+    CHECK(sizeof codes / sizeof codes[0] == N_CODES);
     printf("  status coverage (calls returning each code):\n");
     for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         kpca_status c = codes[i].code;
@@ -1056,7 +1251,7 @@ static void test_every_status_produced(void)
             not_via_c |= NOT_VIA_C_API[j] == c;
         }
         CHECK(c == (kpca_status)(i + 1));
-        printf("    %2d %-30s %8lu%s\n", (int)c, codes[i].name, seen[c], not_via_c ? "  (not via the C API)" : "");
+        printf("    %2d %-30s %8lu%s\n", (int)c, codes[i].name, seen[c], not_via_c ? "  (not reached from C)" : "");
         if (not_via_c) {
             check_at(seen[c] == 0, codes[i].name, __LINE__);
         } else {
@@ -1077,6 +1272,8 @@ int main(void)
     test_misaligned();
     test_unloaded_and_tampered();
     test_sections();
+    test_fit();
+    test_recalibrate();
     test_status_strings();
     test_every_status_produced();
     printf("%u passed, %u failed\n", n_passed, n_failed);

@@ -39,8 +39,10 @@ use core::mem::{align_of, offset_of, size_of};
 use kpca::format::FORMAT_VERSION;
 use kpca::single::KernelKind;
 
+mod learn;
 mod single;
 use kpca::{Error, KernelId, ModelRef, RawModel};
+pub use learn::*;
 pub use single::*;
 
 /// Result of every fallible call: 0 is success, each failure has its own code.
@@ -111,6 +113,19 @@ pub const KPCA_ERR_NO_PREIMAGE: kpca_status = 28;
 /// kpca_predict on a model without a regression head (fit it with
 /// `kpca fit --target FILE`).
 pub const KPCA_ERR_NO_REGRESSION: kpca_status = 29;
+/// kpca_fit was given fewer than 2 vectors (kpca_recalibrate none).
+pub const KPCA_ERR_TOO_FEW_ROWS: kpca_status = 30;
+/// kpca_fit asked for k >= n components, or for more components than the
+/// centred kernel matrix has positive eigenvalues.
+pub const KPCA_ERR_TOO_MANY_COMPONENTS: kpca_status = 31;
+/// The workspace (or scratch) given to kpca_fit or kpca_recalibrate is too small.
+pub const KPCA_ERR_WORKSPACE_TOO_SMALL: kpca_status = 32;
+/// kpca_fit was asked to standardise a feature whose values are all equal.
+pub const KPCA_ERR_CONSTANT_COLUMN: kpca_status = 33;
+/// kpca_fit's eigensolver did not converge.
+pub const KPCA_ERR_NO_CONVERGENCE: kpca_status = 34;
+/// A false-alarm rate is not strictly between 0 and 1.
+pub const KPCA_ERR_BAD_FALSE_ALARM_RATE: kpca_status = 35;
 
 /// Largest input dimension a model may have.
 pub const KPCA_MAX_DIM: u32 = 4096;
@@ -967,6 +982,12 @@ mod tests {
             (KPCA_ERR_BAD_SECTION, Error::BadSection),
             (KPCA_ERR_NO_PREIMAGE, Error::NoPreImage),
             (KPCA_ERR_NO_REGRESSION, Error::NoRegression),
+            (KPCA_ERR_TOO_FEW_ROWS, Error::TooFewRows),
+            (KPCA_ERR_TOO_MANY_COMPONENTS, Error::TooManyComponents),
+            (KPCA_ERR_WORKSPACE_TOO_SMALL, Error::WorkspaceTooSmall),
+            (KPCA_ERR_CONSTANT_COLUMN, Error::ConstantColumn),
+            (KPCA_ERR_NO_CONVERGENCE, Error::NoConvergence),
+            (KPCA_ERR_BAD_FALSE_ALARM_RATE, Error::BadFalseAlarmRate),
         ];
         assert_eq!(table.len(), Error::ALL.len());
         for (code, err) in table {
