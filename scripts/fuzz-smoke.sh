@@ -17,7 +17,7 @@ fi
 SECS=${FUZZ_SECONDS:-40}
 # A cold build of the cli dependencies with ASan takes minutes.
 TDIR=${KPCA_FUZZ_TARGET:-$(hostile_cache fuzz-target)}
-TARGETS=(load_and_project mutate_blob capi csv_npy)
+TARGETS=(load_and_project mutate_blob capi csv_npy learn)
 LOGS=$TARGET_DIR/fuzz-smoke
 mkdir -p "$LOGS"
 
@@ -33,7 +33,7 @@ run() { # target
 }
 
 status=0
-for pair in "load_and_project mutate_blob" "capi csv_npy"; do
+for pair in "load_and_project mutate_blob" "capi csv_npy" "learn"; do
   pids=()
   for t in $pair; do
     run "$t" &

@@ -42,7 +42,8 @@ group_a() {
 }
 group_b() {
   run "$TDIR-b" "kpca/tests/core_model.rs" "${SEL[@]}" --test core_model &&
-    run "$TDIR-b" "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges
+    run "$TDIR-b" "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges &&
+    run "$TDIR-b" "kpca/tests/learn.rs" "${SEL[@]}" --test learn
 }
 log_a=$(mktemp); trap 'rm -f "$log_a"' EXIT
 group_a >"$log_a" 2>&1 &

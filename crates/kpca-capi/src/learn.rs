@@ -74,7 +74,10 @@ pub unsafe extern "C" fn kpca_fit_sizes(
             return Err(Error::NullPointer);
         }
         let sizes = learn::fit_sizes(n, d, &p)?;
-        let ws = sizes.workspace_floats.checked_mul(4).ok_or(Error::DimensionTooLarge)?;
+        let ws = sizes
+            .workspace_floats
+            .checked_mul(4)
+            .ok_or(Error::DimensionTooLarge)?;
         // SAFETY: caller contract on the outputs (non-NULL checked).
         unsafe {
             write_out(workspace_bytes, ws)?;

@@ -126,6 +126,28 @@ impl<const D: usize, const M: usize, const K: usize> OwnedModel<D, M, K> {
         Ok(())
     }
 
+    /// Sets the threshold from normal vectors without refitting, as
+    /// [`crate::learn::recalibrate`] does for a blob: the (1 -
+    /// `false_alarm_rate`) quantile of the anomaly scores of the row-major
+    /// `normals`, with one float of `scratch` per vector. Returns the
+    /// threshold; nothing changes on error (the errors of
+    /// [`crate::learn::recalibrate`]).
+    pub fn recalibrate(
+        &mut self,
+        normals: &[f32],
+        false_alarm_rate: f32,
+        scratch: &mut [f32],
+    ) -> Result<f32, Error> {
+        let threshold = crate::learn::threshold_from(
+            &self.as_model_ref()?,
+            normals,
+            false_alarm_rate,
+            scratch,
+        )?;
+        self.set_threshold(threshold)?;
+        Ok(threshold)
+    }
+
     /// Number of points stored so far.
     pub fn len(&self) -> usize {
         self.points.len()

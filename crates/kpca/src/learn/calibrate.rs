@@ -120,7 +120,24 @@ pub fn recalibrate(
     false_alarm_rate: f32,
     scratch: &mut [f32],
 ) -> Result<f32, Error> {
-    let model = ModelRef::from_bytes(blob)?;
+    let threshold = threshold_from(
+        &ModelRef::from_bytes(blob)?,
+        normals,
+        false_alarm_rate,
+        scratch,
+    )?;
+    write_threshold(blob, threshold);
+    Ok(threshold)
+}
+
+/// The threshold of `model` for `false_alarm_rate` from the row-major
+/// `normals`, their scores in `scratch` (the checks of [`recalibrate`]).
+pub(crate) fn threshold_from(
+    model: &ModelRef<'_>,
+    normals: &[f32],
+    false_alarm_rate: f32,
+    scratch: &mut [f32],
+) -> Result<f32, Error> {
     check_rate(false_alarm_rate)?;
     let d = model.dim();
     if !normals.len().is_multiple_of(d) {
@@ -132,12 +149,10 @@ pub fn recalibrate(
     }
     let scores = scratch.get_mut(..n).ok_or(Error::WorkspaceTooSmall)?;
     model.anomaly_score_batch(normals, scores)?;
-    let threshold = threshold_of(scores, false_alarm_rate);
-    if threshold == 0.0 {
-        return Err(Error::ThresholdUnset);
+    match threshold_of(scores, false_alarm_rate) {
+        0.0 => Err(Error::ThresholdUnset),
+        t => Ok(t),
     }
-    write_threshold(blob, threshold);
-    Ok(threshold)
 }
 
 #[cfg(test)]

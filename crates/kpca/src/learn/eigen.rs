@@ -425,7 +425,12 @@ mod tests {
 
     #[test]
     fn eigenpairs_of_random_symmetric_matrices_satisfy_their_equations() {
-        for &n in &[1usize, 2, 3, 5, 17, 64, 130] {
+        let sizes: &[usize] = if cfg!(miri) {
+            &[1, 2, 3, 9]
+        } else {
+            &[1, 2, 3, 5, 17, 64, 130]
+        };
+        for &n in sizes {
             let a = symmetric(n, n as u64 + 7);
             let (z, d) = solve(&a, n);
             let (res, orth) = residuals(&a, n, &z, &d);
@@ -442,7 +447,7 @@ mod tests {
     fn known_spectrum_is_recovered() {
         // The path graph's Laplacian-like matrix tridiag(-1, 2, -1) has
         // eigenvalues 2 - 2 cos(pi j / (n + 1)).
-        let n = 40;
+        let n = if cfg!(miri) { 12 } else { 40 };
         let mut a = vec![0.0f32; n * n];
         for i in 0..n {
             a[i * n + i] = 2.0;

@@ -29,6 +29,7 @@ mod eigen;
 mod prepare;
 
 pub use calibrate::recalibrate;
+pub(crate) use calibrate::threshold_from;
 
 use crate::error::Error;
 use crate::fit_info::{FitInfo, FitMethod};
@@ -37,9 +38,10 @@ use crate::kernel::Kernel;
 use crate::model::{ModelParts, ModelRef, MAX_COMPONENTS, MAX_DIM, MAX_POINTS};
 use eigen::{symmetric_eigen, EigenScratch};
 
-/// Eigenvalues below this fraction of the largest (or below 4 n ε of it, when
-/// that is larger: the f32 solver's rounding level) are not positive: a fit
-/// asking for such a component is refused ([`Error::TooManyComponents`]).
+/// Eigenvalues below this fraction of the largest (or below 8 n ε max |K_ij|
+/// when that is larger: the rounding level of the f32 kernel matrix and
+/// solver) are not positive: a fit asking for such a component is refused
+/// ([`Error::TooManyComponents`]).
 pub const POSITIVE_EIG_REL_TOL: f32 = 1e-5;
 
 /// What to fit.
@@ -105,9 +107,9 @@ fn check_shape(len: usize, d: usize, p: &FitParams) -> Result<usize, Error> {
 }
 
 /// Whether the fit's model has an input map (standardisation, or the centre
-/// of an RBF or Laplacian model).
+/// of an RBF, Laplacian or linear model).
 fn has_input_map(p: &FitParams) -> bool {
-    p.standardize || matches!(p.kernel, Kernel::Rbf { .. } | Kernel::Laplacian { .. })
+    p.standardize || prepare::centres(&p.kernel)
 }
 
 /// The workspace and model sizes of a fit of `n` vectors of dimension `d`.
@@ -245,7 +247,8 @@ fn solve_into(
     let n = ws.norms.len();
     let map = (&mut *ws.mean, &mut *ws.inv_std);
     let mapped = prepare::input_map(x, d, &p.kernel, p.standardize, map, ws.points, ws.norms)?;
-    let g = prepare::centred_kernel(&p.kernel, ws.points, ws.norms, d, ws.kmat, ws.row_means)?;
+    let (g, k_max) =
+        prepare::centred_kernel(&p.kernel, ws.points, ws.norms, d, ws.kmat, ws.row_means)?;
     let mut scratch = EigenScratch {
         diag: ws.diag,
         sub: ws.sub,
@@ -253,7 +256,7 @@ fn solve_into(
     };
     symmetric_eigen(ws.kmat, n, &mut scratch)?;
     let total_variance = scratch.diag.iter().filter(|v| **v > 0.0).sum::<f32>();
-    let top = top_indices(scratch.diag, p.n_components)?;
+    let top = top_indices(scratch.diag, p.n_components, k_max)?;
     components(ws, &top, p.n_components, g);
     let fit = FitInfo {
         method: FitMethod::Full,
@@ -281,8 +284,9 @@ fn solve_into(
 }
 
 /// The indices of the k largest eigenvalues, largest first; refuses k when
-/// the k-th is not positive (see [`POSITIVE_EIG_REL_TOL`]).
-fn top_indices(values: &[f32], k: usize) -> Result<[usize; MAX_COMPONENTS], Error> {
+/// the k-th is not positive (see [`POSITIVE_EIG_REL_TOL`]; `k_max` is the
+/// largest |K_ij| before centring).
+fn top_indices(values: &[f32], k: usize, k_max: f32) -> Result<[usize; MAX_COMPONENTS], Error> {
     let mut top = [0usize; MAX_COMPONENTS];
     for l in 0..k.min(MAX_COMPONENTS) {
         let taken = top.get(..l).unwrap_or(&[]);
@@ -303,8 +307,8 @@ fn top_indices(values: &[f32], k: usize) -> Result<[usize; MAX_COMPONENTS], Erro
         .and_then(|&i| values.get(i))
         .copied()
         .unwrap_or(0.0);
-    let noise = 4.0 * values.len() as f32 * f32::EPSILON;
-    let floor = largest * POSITIVE_EIG_REL_TOL.max(noise);
+    let noise = 8.0 * values.len() as f32 * f32::EPSILON * k_max;
+    let floor = (largest * POSITIVE_EIG_REL_TOL).max(noise);
     let kth = top
         .get(k.saturating_sub(1))
         .and_then(|&i| values.get(i))

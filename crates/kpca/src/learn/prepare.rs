@@ -7,10 +7,11 @@ use crate::kernel::{pair_value, Kernel};
 
 /// The training rows as the device will see them: z_i = (x_i - mean) * inv_std
 /// into `points` (n x d), ‖z_i‖² into `norms`. With `standardize`, mean and
-/// 1/std (ddof 0) of each column; else, for the RBF and Laplacian kernels,
-/// the column means with 1/std = 1 (the kernel values do not change and
-/// ‖x - z‖² stays accurate in f32 for data far from the origin); else the
-/// rows as they are. Returns whether `mean` and `inv_std` are the model's
+/// 1/std (ddof 0) of each column; else, for the RBF, Laplacian and linear
+/// kernels, the column means with 1/std = 1 (the RBF and Laplacian kernel
+/// values do not change, the linear kernel's change only by terms that the
+/// centring removes, and in f32 they stay accurate for data far from the
+/// origin); else the rows as they are. Returns whether `mean` and `inv_std` are the model's
 /// input map.
 ///
 /// Errors: [`Error::ConstantColumn`] when standardising a column whose values
@@ -25,8 +26,7 @@ pub(crate) fn input_map(
     norms: &mut [f32],
 ) -> Result<bool, Error> {
     let (mean, inv_std) = map;
-    let shift_invariant = matches!(kernel, Kernel::Rbf { .. } | Kernel::Laplacian { .. });
-    let mapped = standardize || shift_invariant;
+    let mapped = standardize || centres(kernel);
     let n = x.len() / d.max(1);
     if mapped {
         column_means(x, d, mean);
@@ -54,6 +54,16 @@ pub(crate) fn input_map(
         *sq = acc;
     }
     Ok(mapped)
+}
+
+/// Whether a fit with this kernel moves its points to their centre when it
+/// does not standardise: the kernels whose centred kernel matrix does not
+/// change with a shift of the data.
+pub(crate) fn centres(kernel: &Kernel) -> bool {
+    matches!(
+        kernel,
+        Kernel::Rbf { .. } | Kernel::Laplacian { .. } | Kernel::Linear
+    )
 }
 
 /// The mean of each column of the row-major `x` (d columns) into `mean`.
@@ -97,7 +107,8 @@ fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Resul
 /// Fills the row-major n x n `kmat` with the centred kernel matrix
 /// Kc = K - 1 r' - r 1' + g 1 1' of the stored points (K from the kernel's one
 /// formula, [`pair_value`], both triangles), the row means r into
-/// `row_means`, and returns g.
+/// `row_means`, and returns g and the largest |K_ij| (the scale of the
+/// matrix's rounding errors).
 ///
 /// Errors: [`Error::NonFiniteResult`] when a kernel value or a mean is not
 /// finite in f32 (a polynomial kernel past the f32 range).
@@ -108,12 +119,14 @@ pub(crate) fn centred_kernel(
     d: usize,
     kmat: &mut [f32],
     row_means: &mut [f32],
-) -> Result<f32, Error> {
+) -> Result<(f32, f32), Error> {
     let n = norms.len();
+    let mut largest = 0.0f32;
     let rows = || points.chunks_exact(d).zip(norms);
     for (i, (zi, &ni)) in rows().enumerate() {
         for (j, (zj, &nj)) in rows().enumerate().take(i + 1) {
             let v = pair_value(kernel, zi, zj, ni, nj);
+            largest = largest.max(libm::fabsf(v));
             if let Some(x) = kmat.get_mut(i * n + j) {
                 *x = v;
             }
@@ -135,5 +148,5 @@ pub(crate) fn centred_kernel(
             *x = *x - ri - rj + g;
         }
     }
-    Ok(g)
+    Ok((g, largest))
 }
