@@ -74,6 +74,7 @@ pub(crate) fn symmetric_eigen(
 /// `diag` and `sub`.
 fn tridiagonalize(a: &mut [f32], n: usize, s: &mut EigenScratch<'_>) {
     for k in 0..n.saturating_sub(2) {
+        crate::project::keep_rolled();
         let (top, block) = a.split_at_mut(((k + 1) * n).min(a.len()));
         let v = row_mut(top, n, k).get_mut(k + 1..).unwrap_or(&mut []);
         let (alpha, beta) = make_reflector(v);
@@ -98,6 +99,7 @@ fn tridiagonalize(a: &mut [f32], n: usize, s: &mut EigenScratch<'_>) {
     if n >= 2 {
         let second = n - 2;
         for i in second..n {
+            crate::project::keep_rolled();
             if let Some(x) = s.diag.get_mut(i) {
                 *x = at(a, n, i, i);
             }
@@ -133,6 +135,7 @@ fn make_reflector(v: &mut [f32]) -> (f32, f32) {
     // |x_0 - alpha| = |x_0| + ‖x‖ >= every |x_i|: the ratios stay within 1.
     let pivot = x0 - alpha;
     for x in v.iter_mut() {
+        crate::project::keep_rolled();
         *x /= pivot;
     }
     if let Some(v0) = v.first_mut() {
@@ -185,6 +188,7 @@ fn form_factor(a: &mut [f32], n: usize, beta: &mut [f32]) {
     }
     put(a, n, n - 1, n - 1, 1.0);
     for k in (0..n.saturating_sub(2)).rev() {
+        crate::project::keep_rolled();
         set_unit(a, n, k + 1);
         let b = beta.get(k).copied().unwrap_or(0.0);
         if b == 0.0 {
@@ -208,10 +212,12 @@ fn form_factor(a: &mut [f32], n: usize, beta: &mut [f32]) {
 fn set_unit(a: &mut [f32], n: usize, i: usize) {
     if let Some(r) = row_mut(a, n, i).get_mut(i..) {
         for (j, x) in r.iter_mut().enumerate() {
+            crate::project::keep_rolled();
             *x = if j == 0 { 1.0 } else { 0.0 };
         }
     }
     for r in i + 1..n {
+        crate::project::keep_rolled();
         put(a, n, r, i, 0.0);
     }
 }
@@ -243,7 +249,9 @@ fn apply_left(block: &mut [f32], n: usize, from: usize, v: &[f32], beta: f32, w:
 /// Transposes the n x n `a` in place.
 fn transpose(a: &mut [f32], n: usize) {
     for i in 0..n {
+        crate::project::keep_rolled();
         for j in i + 1..n {
+            crate::project::keep_rolled();
             let (x, y) = (at(a, n, i, j), at(a, n, j, i));
             put(a, n, i, j, y);
             put(a, n, j, i, x);
@@ -265,6 +273,7 @@ fn ql_iterate(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32]) -> Re
         .0;
     let floor = f32::EPSILON * norm;
     for l in 0..n {
+        crate::project::keep_rolled();
         let mut steps = 0;
         loop {
             let m = split_point(diag, sub, n, l, floor);
@@ -286,6 +295,7 @@ fn ql_iterate(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32]) -> Re
 fn split_point(diag: &[f32], sub: &[f32], n: usize, l: usize, floor: f32) -> usize {
     let mut m = l;
     while m + 1 < n {
+        crate::project::keep_rolled();
         let dd = libm::fabsf(diag.get(m).copied().unwrap_or(0.0))
             + libm::fabsf(diag.get(m + 1).copied().unwrap_or(0.0));
         let e = libm::fabsf(sub.get(m).copied().unwrap_or(0.0));
@@ -307,15 +317,16 @@ fn ql_step(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32], l: usize
     };
     let el = d(sub, l);
     let theta = (d(diag, l + 1) - d(diag, l)) / (2.0 * el);
-    let root = libm::hypotf(theta, 1.0);
+    let root = hypot(theta, 1.0);
     let mut g = d(diag, m) - d(diag, l) + el / (theta + libm::copysignf(root, theta));
     let (mut s, mut c, mut p) = (1.0f32, 1.0f32, 0.0f32);
     let mut i = m;
     while i > l {
+        crate::project::keep_rolled();
         i -= 1;
         let f = s * d(sub, i);
         let b = c * d(sub, i);
-        let r = libm::hypotf(f, g);
+        let r = hypot(f, g);
         set(sub, i + 1, r);
         if r == 0.0 {
             // The rotation underflowed: the block splits at i; deflate and
@@ -336,6 +347,20 @@ fn ql_step(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32], l: usize
     set(diag, l, d(diag, l) - p);
     set(sub, l, g);
     set(sub, m, 0.0);
+}
+
+/// sqrt(a² + b²) without overflow or harmful underflow, in f32 (libm's
+/// hypotf works in f64, which is software arithmetic on the M4F): the larger
+/// magnitude times sqrt(1 + r²), r = smaller / larger <= 1. Relative error a
+/// few ulp (one division, one square root, two roundings).
+fn hypot(a: f32, b: f32) -> f32 {
+    let (a, b) = (libm::fabsf(a), libm::fabsf(b));
+    let (big, small) = if a >= b { (a, b) } else { (b, a) };
+    if big == 0.0 || !big.is_finite() {
+        return big + small;
+    }
+    let r = small / big;
+    big * libm::sqrtf(1.0 + r * r)
 }
 
 /// Rows i and i + 1 of `zt` <- (c r_i - s r_{i+1}, s r_i + c r_{i+1}).
@@ -487,6 +512,27 @@ mod tests {
         sorted.sort_by(|x, y| y.total_cmp(x));
         assert!((sorted[0] - 6.0).abs() < 1e-5 && (sorted[1] - 6.0).abs() < 1e-5);
         assert!(sorted[2..].iter().all(|v| v.abs() < 1e-5));
+    }
+
+    #[test]
+    fn hypot_is_accurate_and_never_overflows() {
+        for &(a, b) in &[
+            (3.0f32, 4.0f32),
+            (1e30, 1e30),
+            (1e-30, 3e-30),
+            (0.0, -2.0),
+            (5e-45, 0.0),
+            (-7.5, 1e-8),
+        ] {
+            let want = (f64::from(a).powi(2) + f64::from(b).powi(2)).sqrt();
+            let got = f64::from(hypot(a, b));
+            assert!(
+                (got - want).abs() <= 4.0 * f64::from(f32::EPSILON) * want,
+                "{a} {b}: {got} vs {want}"
+            );
+        }
+        assert!(hypot(f32::INFINITY, 1.0).is_infinite());
+        assert!(hypot(f32::NAN, 1.0).is_nan());
     }
 
     #[test]

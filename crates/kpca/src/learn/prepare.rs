@@ -43,6 +43,7 @@ pub(crate) fn input_map(
     {
         let mut acc = 0.0f32;
         for (j, (zj, &xj)) in z.iter_mut().zip(row).enumerate() {
+            crate::project::keep_rolled();
             *zj = if mapped {
                 let m = mean.get(j).copied().unwrap_or(0.0);
                 (xj - m) * inv_std.get(j).copied().unwrap_or(1.0)
@@ -71,7 +72,9 @@ fn column_means(x: &[f32], d: usize, mean: &mut [f32]) {
     let n = (x.len() / d.max(1)).max(1) as f32;
     mean.iter_mut().for_each(|m| *m = 0.0);
     for row in x.chunks_exact(d) {
+        crate::project::keep_rolled();
         for (m, &v) in mean.iter_mut().zip(row) {
+            crate::project::keep_rolled();
             *m += v;
         }
     }
@@ -84,17 +87,21 @@ fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Resul
     let n = (x.len() / d.max(1)).max(1) as f32;
     let first = x.get(..d).unwrap_or(&[]);
     for (j, &v0) in first.iter().enumerate() {
+        crate::project::keep_rolled();
         if x.chunks_exact(d).all(|row| row.get(j) == Some(&v0)) {
             return Err(Error::ConstantColumn);
         }
     }
     inv_std.iter_mut().for_each(|s| *s = 0.0);
     for row in x.chunks_exact(d) {
+        crate::project::keep_rolled();
         for ((s, &v), &m) in inv_std.iter_mut().zip(row).zip(mean) {
+            crate::project::keep_rolled();
             *s += (v - m) * (v - m);
         }
     }
     for s in inv_std.iter_mut() {
+        crate::project::keep_rolled();
         let inv = 1.0 / libm::sqrtf(*s / n);
         if !(inv.is_finite() && inv > 0.0) {
             return Err(Error::ConstantColumn);
@@ -124,7 +131,9 @@ pub(crate) fn centred_kernel(
     let mut largest = 0.0f32;
     let rows = || points.chunks_exact(d).zip(norms);
     for (i, (zi, &ni)) in rows().enumerate() {
+        crate::project::keep_rolled();
         for (j, (zj, &nj)) in rows().enumerate().take(i + 1) {
+            crate::project::keep_rolled();
             let v = pair_value(kernel, zi, zj, ni, nj);
             largest = largest.max(libm::fabsf(v));
             if let Some(x) = kmat.get_mut(i * n + j) {
@@ -137,6 +146,7 @@ pub(crate) fn centred_kernel(
     }
     let inv_n = 1.0 / n.max(1) as f32;
     for (r, row) in row_means.iter_mut().zip(kmat.chunks_exact(n.max(1))) {
+        crate::project::keep_rolled();
         *r = row.iter().sum::<f32>() * inv_n;
     }
     let g = row_means.iter().sum::<f32>() * inv_n;
@@ -144,7 +154,9 @@ pub(crate) fn centred_kernel(
         return Err(Error::NonFiniteResult);
     }
     for (row, &ri) in kmat.chunks_exact_mut(n.max(1)).zip(row_means.iter()) {
+        crate::project::keep_rolled();
         for (x, &rj) in row.iter_mut().zip(row_means.iter()) {
+            crate::project::keep_rolled();
             *x = *x - ri - rj + g;
         }
     }
