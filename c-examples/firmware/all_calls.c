@@ -67,6 +67,16 @@ int main(void)
     acc += kpca_model_n_points(&model, &m);
     acc += kpca_model_threshold(&model, &threshold);
     acc += kpca_model_kernel(&model, &kernel);
+    {
+        static uint32_t fit_ws[256], fit_model[64];
+        kpca_fit_params p = { 2u, 3u, 0.0f, 1.0f, 2u, 1u, 0.05f };
+        size_t ws = 0, mb = 0, len = 0;
+        p.kernel = (uint32_t)all_calls_len;
+        acc += kpca_fit_sizes(n, 2, &p, &ws, &mb);
+        acc += kpca_fit(x, n, 2, &p, fit_ws, ws, (uint8_t *)fit_model, mb, &len);
+        acc += kpca_recalibrate((uint8_t *)fit_model, len, x, n, 0.1f, out, 16, &score);
+        acc += (int32_t)(ws + mb + len);
+    }
     acc += (int32_t)kpca_version();
     acc += (int32_t)kpca_status_str(acc)[0];
 #ifdef KPCA_PANIC_PROBE

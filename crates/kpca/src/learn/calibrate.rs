@@ -145,7 +145,7 @@ pub(crate) fn threshold_from(
     if !normals.len().is_multiple_of(d) {
         return Err(Error::BatchLength);
     }
-    let n = normals.len() / d;
+    let n = normals.len() / d.max(1);
     if n == 0 {
         return Err(Error::TooFewRows);
     }

@@ -93,7 +93,7 @@ fn check_shape(len: usize, d: usize, p: &FitParams) -> Result<usize, Error> {
     if !len.is_multiple_of(d) {
         return Err(Error::BatchLength);
     }
-    let n = len / d;
+    let n = len / d.max(1);
     if n < 2 {
         return Err(Error::TooFewRows);
     }
@@ -341,7 +341,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
         let (mut col_sum, mut dot_r) = (0.0f32, 0.0f32);
         for ((&ui, row), &ri) in u
             .iter()
-            .zip(ws.a.chunks_exact_mut(k))
+            .zip(ws.a.chunks_exact_mut(k.max(1)))
             .zip(ws.row_means.iter())
         {
             let alpha = ui * scale;
@@ -351,7 +351,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
             col_sum += alpha;
             dot_r += alpha * ri;
         }
-        for row in ws.a.chunks_exact_mut(k) {
+        for row in ws.a.chunks_exact_mut(k.max(1)) {
             crate::project::keep_rolled();
             if let Some(x) = row.get_mut(l) {
                 *x -= inv_n * col_sum;

@@ -36,8 +36,8 @@ pub(crate) fn input_map(
         }
     }
     for ((row, z), sq) in x
-        .chunks_exact(d)
-        .zip(points.chunks_exact_mut(d))
+        .chunks_exact(d.max(1))
+        .zip(points.chunks_exact_mut(d.max(1)))
         .zip(norms.iter_mut())
         .take(n)
     {
@@ -71,7 +71,7 @@ pub(crate) fn centres(kernel: &Kernel) -> bool {
 fn column_means(x: &[f32], d: usize, mean: &mut [f32]) {
     let n = (x.len() / d.max(1)).max(1) as f32;
     mean.iter_mut().for_each(|m| *m = 0.0);
-    for row in x.chunks_exact(d) {
+    for row in x.chunks_exact(d.max(1)) {
         crate::project::keep_rolled();
         for (m, &v) in mean.iter_mut().zip(row) {
             crate::project::keep_rolled();
@@ -88,12 +88,12 @@ fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Resul
     let first = x.get(..d).unwrap_or(&[]);
     for (j, &v0) in first.iter().enumerate() {
         crate::project::keep_rolled();
-        if x.chunks_exact(d).all(|row| row.get(j) == Some(&v0)) {
+        if x.chunks_exact(d.max(1)).all(|row| row.get(j) == Some(&v0)) {
             return Err(Error::ConstantColumn);
         }
     }
     inv_std.iter_mut().for_each(|s| *s = 0.0);
-    for row in x.chunks_exact(d) {
+    for row in x.chunks_exact(d.max(1)) {
         crate::project::keep_rolled();
         for ((s, &v), &m) in inv_std.iter_mut().zip(row).zip(mean) {
             crate::project::keep_rolled();
@@ -129,7 +129,7 @@ pub(crate) fn centred_kernel(
 ) -> Result<(f32, f32), Error> {
     let n = norms.len();
     let mut largest = 0.0f32;
-    let rows = || points.chunks_exact(d).zip(norms);
+    let rows = || points.chunks_exact(d.max(1)).zip(norms);
     for (i, (zi, &ni)) in rows().enumerate() {
         crate::project::keep_rolled();
         for (j, (zj, &nj)) in rows().enumerate().take(i + 1) {
