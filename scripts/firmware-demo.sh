@@ -16,3 +16,5 @@ rustup target list --installed | grep -qx thumbv7em-none-eabihf || rustup target
 "$root/scripts/firmware-run.sh" "$dir/demo_model.kpca" "$dir/test_vectors.csv" "$dir/firmware"
 echo "firmware vs host (expected_scores.csv):"
 "$root/scripts/compare-scores.sh" "$dir/firmware/firmware_scores.csv" "$dir/expected_scores.csv" "$REL_TOL"
+echo "on-device learning: the firmware fits the same model to train_vectors.csv (kpca_fit) and scores the test windows:"
+"$root/scripts/firmware-learn.sh" "$dir" "$dir/firmware-learn"

@@ -28,19 +28,7 @@ cargo run -q --release -p kpca-cli --bin kpca -- \
     export --model "$model" --format c --name model --output-dir "$gen" >/dev/null
 
 # vectors.c / vectors.h from the CSV: skip a non-numeric first line and # comments.
-awk -F, -v gen="$gen" '
-  /^#/ || NF == 0 { next }
-  NR == 1 && $1 !~ /^[-+0-9.eE]+$/ { next }
-  { if (dim == 0) dim = NF
-    if (NF != dim) { printf "vectors: line %d has %d values, expected %d\n", NR, NF, dim > "/dev/stderr"; exit 1 }
-    rows++; line = "   "
-    for (i = 1; i <= NF; i++) line = line sprintf(" %sf,", ($i ~ /[.eE]/ ? $i : $i ".0"))
-    body = body line "\n" }
-  END {
-    if (rows == 0) { print "vectors: no rows" > "/dev/stderr"; exit 1 }
-    printf "#ifndef VECTORS_H\n#define VECTORS_H\n#include <stddef.h>\n#define VECTORS_ROWS %du\n#define VECTORS_DIM %du\nextern const float vectors[];\n#endif\n", rows, dim > (gen "/vectors.h")
-    printf "#include \"vectors.h\"\nconst float vectors[VECTORS_ROWS * VECTORS_DIM] = {\n%s};\n", body > (gen "/vectors.c")
-  }' "$vectors"
+"$root/scripts/csv-to-c.sh" vectors "$vectors" "$gen"
 
 fw=$root/c-examples/firmware
 ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"

@@ -18,6 +18,7 @@ build() { # ELF N D FIT
   arm-none-eabi-gcc $CFLAGS -DLEARN_N="$2" -DLEARN_D="$3" -DLEARN_FIT="$4" $LDFLAGS -o "$1" \
     $FW/learn_bench.c $FW/startup.c $FW/semihost.c $FW/stack.c "$LIB" -lm
 }
+commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$1"; }
 ns="32 64 128"
 [ "${1:-}" = "--quick" ] && ns=32
 echo "| n | d | k | kpca_fit (instructions) | per n³ | stack (B) | workspace (B) | model (B) | flash added by the fit (B) |"
@@ -36,6 +37,7 @@ for n in $ns; do
     st=$(sed -n 's/.*stack=\([0-9]*\).*/\1/p' <<<"$run")
     fl=$(( $(flash "$out/with_${n}_$d.elf") - $(flash "$out/without_${n}_$d.elf") ))
     per=$(awk -v f="$fit" -v n="$n" 'BEGIN{printf "%.1f", f / (n * n * n)}')
-    printf "| %d | %d | 4 | %'d | %s | %d | %'d | %'d | %'d |\n" "$n" "$d" "$fit" "$per" "$st" "$ws" "$mb" "$fl"
+    printf "| %d | %d | 4 | %s | %s | %s | %s | %s | %s |\n" "$n" "$d" "$(commas "$fit")" "$per" "$(commas "$st")" \
+      "$(commas "$ws")" "$(commas "$mb")" "$(commas "$fl")"
   done
 done

@@ -10,7 +10,7 @@ use crate::util::{cargo, cmd, heading, script, secs, timed, user_path, Result};
 const USAGE: &str = "usage: cargo xtask firmware build [TARGET] [--features F]
        cargo xtask firmware run MODEL.kpca VECTORS.csv OUT_DIR
        cargo xtask firmware test
-       cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic
+       cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic | learn
        cargo xtask firmware rust [KERNEL M D K]
        cargo xtask firmware cost [--quick]
        cargo xtask firmware targets";
@@ -104,6 +104,29 @@ fn targets() -> Result {
     run_cmd(&mut script("firmware-targets.sh"))
 }
 
+/// The `learn` check: the demo's files, then the on-device fit against them,
+/// then the quick cost table.
+fn learn() -> Result {
+    let dir = crate::util::target_dir().join("learn-demo");
+    run_cmd(
+        cargo()
+            .args([
+                "run",
+                "-q",
+                "--release",
+                "-p",
+                "kpca-cli",
+                "--example",
+                "demo",
+                "--",
+                "--output-dir",
+            ])
+            .arg(&dir),
+    )?;
+    run_cmd(script("firmware-learn.sh").arg(&dir))?;
+    run_cmd(script("learn-cost.sh").arg("--quick"))
+}
+
 /// One firmware check of `firmware test`.
 pub struct Check {
     pub name: &'static str,
@@ -111,7 +134,7 @@ pub struct Check {
     pub run: fn() -> Result,
 }
 
-pub const CHECKS: [Check; 8] = [
+pub const CHECKS: [Check; 9] = [
     Check {
         name: "harness",
         what: "bare-metal harness self-test on QEMU mps2-an386 (make -C c-examples/firmware check)",
@@ -157,6 +180,12 @@ pub const CHECKS: [Check; 8] = [
         name: "cost",
         what: "cost on the emulated Cortex-M4F, quick (m=128, d=8, k=4 and every kernel)",
         run: || run_cmd(script("firmware-cost.sh").arg("--quick")),
+    },
+    Check {
+        name: "learn",
+        what: "learning on the device: the demo's model fitted by the emulated Cortex-M4F (kpca_fit) against \
+               the host-fitted one (scripts/firmware-learn.sh), and the fit's cost at n = 32 (scripts/learn-cost.sh)",
+        run: learn,
     },
     Check {
         name: "targets",

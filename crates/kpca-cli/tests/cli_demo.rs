@@ -137,6 +137,10 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
     let (sh, scores) = csv_rows(&out.join("expected_scores.csv"));
     assert_eq!(sh, ["y1", "y2", "y3", "y4", "anomaly_score"]);
     assert_eq!(scores.len(), 360);
+    let (th, train) = csv_rows(&out.join("train_vectors.csv"));
+    assert_eq!(th, vh);
+    assert_eq!(train.len(), 90);
+    assert!(train.iter().all(|r| r.len() == 24));
     let (_, labels) = csv_rows(&out.join("test_labels.csv"));
     let anomalous: Vec<bool> = labels.iter().map(|r| r[0] == "1").collect();
     assert_eq!(anomalous.iter().filter(|&&a| a).count(), 270);

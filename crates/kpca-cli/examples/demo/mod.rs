@@ -47,7 +47,7 @@ pub fn run(output_dir: &Path) -> CliResult<String> {
     let model = fit_demo(&data.train)?;
     let scores = score_test(&model, &data.test, &data.labels)?;
     let peers = peer_aucs()?;
-    let written = write_outputs(output_dir, &model, &scores, &data.test)?;
+    let written = write_outputs(output_dir, &model, &scores, &data.test, &data.train)?;
     let mut report = setup_report(&data, &model)?;
     report.extend(results_report(&scores, &peers));
     report.extend(written_report(&written, start.elapsed()));
@@ -197,6 +197,10 @@ fn written_report(written: &Written, elapsed: Duration) -> Vec<String> {
             vectors.display(),
             expected.display(),
             labels.display()
+        ),
+        format!(
+            "  {}  (training windows, for the on-device fit)",
+            written.train_vectors.display()
         ),
         format!("time: {:.2} s", elapsed.as_secs_f64()),
         String::new(),

@@ -27,6 +27,8 @@ pub struct Written {
     pub svg: PathBuf,
     /// test_vectors.csv, expected_scores.csv, test_labels.csv.
     pub firmware_data: [PathBuf; 3],
+    /// train_vectors.csv: the training windows, for the on-device fit.
+    pub train_vectors: PathBuf,
 }
 
 /// Writes every output into `output_dir` (created if missing).
@@ -35,6 +37,7 @@ pub fn write_outputs(
     model: &DemoModel,
     scores: &Scores,
     test: &[Window],
+    train: &[Window],
 ) -> CliResult<Written> {
     let dir = ensure_dir(output_dir)?;
     let blob = model.file.bytes();
@@ -48,6 +51,8 @@ pub fn write_outputs(
     write_vectors(vectors, scores)?;
     write_expected_scores(expected, scores)?;
     write_labels(labels, test)?;
+    let train_vectors = dir.join("train_vectors.csv");
+    write_windows(&train_vectors, train)?;
     let svg = dir.join("demo.svg");
     write_figure(&svg, model, scores, test)?;
     Ok(Written {
@@ -56,7 +61,21 @@ pub fn write_outputs(
         exported,
         svg,
         firmware_data,
+        train_vectors,
     })
+}
+
+/// train_vectors.csv: the feature names, then the f32 features of each
+/// training window (what the on-device fit learns from,
+/// scripts/firmware-learn.sh).
+fn write_windows(path: &Path, windows: &[Window]) -> CliResult<()> {
+    let mut sink = Sink::create(path)?;
+    sink.text_row(&super::windows::feature_names())?;
+    for w in windows {
+        let row: Vec<f32> = w.features.iter().map(|&v| v as f32).collect();
+        sink.float_row(&row)?;
+    }
+    sink.finish()
 }
 
 /// test_vectors.csv: the feature names, then the f32 features of each window.
