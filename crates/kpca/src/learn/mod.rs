@@ -6,7 +6,7 @@
 //! The fit follows the host's full fit (DESIGN.md §1, scikit-learn's
 //! `KernelPCA`): the kernel matrix K of the (standardised) rows from the
 //! projection's own kernel formulas, centred, Kc = K - 1r' - r1' + g11'; its
-//! top k eigenpairs (mu_l, u_l) ([`eigen`]: Householder tridiagonalisation
+//! top k eigenpairs (mu_l, u_l) (Householder tridiagonalisation
 //! and implicit QL, every pair); scikit-learn's sign rule (the entry of
 //! largest magnitude of each u_l positive); alpha_l = u_l / sqrt(mu_l); and
 //! the device's form y = A'k_x + b with A = alpha - (1/n) 1 (1'alpha),
@@ -18,6 +18,33 @@
 //! 6) + 2d + 2k; 81 KiB for n = 128, d = 24, k = 4) and the model
 //! ([`FitSizes::model_bytes`]). Cost on a Cortex-M4F: README, "Learning on
 //! the device".
+//!
+//! ```
+//! use kpca::learn::{fit, fit_sizes, FitParams};
+//! use kpca::{Kernel, ModelRef};
+//!
+//! # fn main() -> Result<(), kpca::Error> {
+//! // 16 vectors of dimension 2 collected on site (row-major).
+//! let x: [f32; 32] = core::array::from_fn(|i| ((i * 7 % 11) as f32) * 0.1 + (i % 2) as f32);
+//! let params = FitParams {
+//!     kernel: Kernel::Rbf { gamma: 0.5 },
+//!     n_components: 2,
+//!     standardize: true,
+//!     false_alarm_rate: 0.1,
+//! };
+//! let sizes = fit_sizes(16, 2, &params)?; // 16² + 16 (2 + 2 + 6) + 8 floats, 484 bytes of model
+//! let mut workspace = [0.0f32; 424];
+//! #[repr(align(4))]
+//! struct Blob([u8; 484]);
+//! let mut blob = Blob([0; 484]);
+//! assert!(sizes.workspace_floats <= workspace.len() && sizes.model_bytes <= blob.0.len());
+//! let report = fit(&x, 2, &params, &mut workspace, &mut blob.0)?;
+//! let model = ModelRef::from_bytes(&blob.0[..report.model_len])?;
+//! let alarm = model.is_anomaly(&[0.3, 1.2])?;
+//! # let _ = alarm;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! Differences from the host fit: f32 throughout (eigenvalues agree to about
 //! 1e-6 relative on the fixtures); linear and cosine models are not folded
