@@ -81,6 +81,8 @@ pub enum FitError {
     },
     /// The kernel matrix of the landmarks has no eigenvalue above the tolerance.
     SingularLandmarks,
+    /// Nyström sums to merge were taken with another kernel or other landmarks.
+    SumsMismatch,
     /// A numeric option is out of its range (name and value).
     BadOption {
         /// Option name.
@@ -314,6 +316,10 @@ impl FitError {
     /// device model (the others are written by `Display::fmt`).
     fn fmt_fit(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FitError::SumsMismatch => write!(
+                f,
+                "the Nystrom sums to merge were taken with another kernel or other landmarks"
+            ),
             FitError::SingularLandmarks => write!(
                 f,
                 "the landmarks' kernel matrix has no eigenvalue above the pseudo-inverse \

@@ -78,6 +78,7 @@ mod kernel;
 mod linalg;
 mod linear_map;
 mod nystrom;
+mod nystrom_sums;
 mod params;
 pub mod precomputed;
 pub mod preimage;
@@ -94,6 +95,7 @@ pub use error::FitError;
 pub use export::ExportInfo;
 pub use fitted::{quantile, DeviceModel, FittedKpca, Method, SolverReport};
 pub use kernel::{KernelKind, KernelSpec};
+pub use nystrom_sums::{NystromSolution, NystromSums};
 pub use params::{
     KernelPca, KernelPcaParams, Nystrom, ResolvedSolver, Solver, ValidKernelPcaParams,
     AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,

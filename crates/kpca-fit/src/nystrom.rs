@@ -5,8 +5,10 @@ use crate::decomposition::{Decomposition, Spectrum};
 use crate::driver::TrainingData;
 use crate::eigen::{dense_top, descending_order, full_evd};
 use crate::fitted::SolverReport;
+use crate::kernel::Kernel64;
 use crate::kernel::{cross_kernel, sq_norms};
 use crate::linalg::{mul, par, Dense};
+use crate::nystrom_sums::NystromSums;
 use crate::params::ValidKernelPcaParams;
 use crate::{FitError, FitWarning};
 use faer::MatRef;
@@ -14,7 +16,7 @@ use std::vec;
 use std::vec::Vec;
 
 /// Training points per streamed block of K_nm (an m x ROW_BLOCK buffer).
-const ROW_BLOCK: usize = 2048;
+pub(crate) const ROW_BLOCK: usize = 2048;
 
 /// (a + a') / 2.
 fn symmetrized(a: MatRef<'_, f64>) -> Dense {
@@ -45,7 +47,7 @@ fn sym_pinv_parts(sym: Dense, rtol: f64) -> Result<(Vec<f64>, Dense, usize), Fit
 
 /// Subtracts `shift` from every m-long column of `cols` (in parallel) and, when
 /// `sum` is set, returns the sum of the shifted columns (else an empty vector).
-fn shift_columns(cols: &mut [f64], shift: &[f64], sum: bool) -> Vec<f64> {
+pub(crate) fn shift_columns(cols: &mut [f64], shift: &[f64], sum: bool) -> Vec<f64> {
     use rayon::prelude::*;
     let m = shift.len();
     if m == 0 {
@@ -89,152 +91,133 @@ pub(crate) fn fit(
 ) -> Result<Decomposition, FitError> {
     let p = params.params();
     let k = p.n_components;
-    let lm = Landmarks::new(train, landmarks);
-    let kmm = lm.kernel_columns(train, &lm.points)?;
-    let moments = first_pass(
-        train,
-        &lm,
-        MatRef::from_column_major_slice(&kmm, lm.m, lm.m),
-    )?;
-    let whitening = Whitening::new(kmm, &moments.n_mean, p.pinv_rtol)?;
-    let mut warnings = Vec::new();
-    let (negative_kmm, negative_centred_kmm) = whitening.negative;
-    if negative_kmm + negative_centred_kmm > 0 {
-        warnings.push(FitWarning::IndefiniteLandmarks {
-            kernel: train.kernel.kind,
-            negative_kmm,
-            negative_centred_kmm,
-        });
+    let d = train.d;
+    let mut points = Vec::with_capacity(landmarks.len() * d);
+    for &i in landmarks {
+        points.extend_from_slice(&train.z[i * d..(i + 1) * d]);
     }
-    let r = whitening.q.ncols();
-    let eig = dense_top(
-        n_matrix(whitening.q.as_ref(), moments.scatter, train.n),
-        r,
-        k,
-    )?;
-    // N's eigenvalues lambda are score variances; the fit reports mu = n lambda,
-    // the eigenvalues of the Nystrom approximation of the centred n x n kernel
-    // matrix (the convention of a full fit and of scikit-learn's eigenvalues_).
-    let n = train.n as f64;
-    let to_mu = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|l| l * n).collect() };
-    let spectrum = Spectrum::check(to_mu(eig.values), eig.all_values.map(to_mu), k)?;
-    let vk = MatRef::from_column_major_slice(&eig.vectors, r, k); // V_k, r x k
-    let (scores, t) = second_pass(train, &lm, &whitening, &moments.n_mean, vk)?;
+    let mut sums = NystromSums::with_points(train.kernel, points, d)?;
+    sums.add(&train.z)?;
+    let solved = Solved::new(&sums, k, p.pinv_rtol)?;
+    let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k); // V_k, r x k
+    let lm = &sums.lm;
+    let (scores, t) = scores_and_t(&train.kernel, lm, &solved, vk, &train.z)?;
+    let whitening = solved.whitening;
     let comp = row_major(mul(whitening.p.as_ref(), vk).as_ref()); // C = P V_k, m x k
     let a = whitening.a;
-    let self_terms = sq_norms(&train.z, train.d)
+    let self_terms = sq_norms(&train.z, d)
         .iter()
         .zip(&t)
         .map(|(&sq, ti)| train.kernel.self_eval(sq) - 2.0 * ti + a)
         .collect();
     Ok(Decomposition {
-        spectrum,
+        spectrum: solved.spectrum,
         scores,
         comp,
         self_terms,
-        points: lm.points,
-        center: moments.n_mean,
+        points: sums.lm.points,
+        center: solved.n_mean,
         weights: whitening.m0,
         s: a,
         report: SolverReport::NystromDense,
-        warnings,
+        warnings: solved.warnings,
     })
 }
 
+/// What the first pass's sums give, solved: the centring and whitening, the
+/// top k eigenpairs of N and the warnings (shared by the fit and
+/// [`NystromSums::finish`]).
+#[derive(Debug)]
+pub(crate) struct Solved {
+    /// n_mean = (1/n) K_nm' 1.
+    pub n_mean: Vec<f64>,
+    /// The centring and whitening of the landmark features.
+    pub whitening: Whitening,
+    /// The kept eigenvalues mu = n lambda, checked.
+    pub spectrum: Spectrum,
+    /// V_k, r x k column-major.
+    pub vk: Vec<f64>,
+    /// r, the rank kept by the whitening.
+    pub r: usize,
+    /// Indefinite landmark matrices.
+    pub warnings: Vec<FitWarning>,
+}
+
+impl Solved {
+    /// From the sums over the n training rows, for k components.
+    pub fn new(sums: &NystromSums, k: usize, pinv_rtol: f64) -> Result<Solved, FitError> {
+        let moments = sums.moments()?;
+        let whitening = Whitening::new(sums.kmm.clone(), &moments.n_mean, pinv_rtol)?;
+        let mut warnings = Vec::new();
+        let (negative_kmm, negative_centred_kmm) = whitening.negative;
+        if negative_kmm + negative_centred_kmm > 0 {
+            warnings.push(FitWarning::IndefiniteLandmarks {
+                kernel: sums.kernel.kind,
+                negative_kmm,
+                negative_centred_kmm,
+            });
+        }
+        let r = whitening.q.ncols();
+        let n = sums.n;
+        let eig = dense_top(n_matrix(whitening.q.as_ref(), moments.scatter, n), r, k)?;
+        // N's eigenvalues lambda are score variances; the fit reports mu = n lambda,
+        // the eigenvalues of the Nystrom approximation of the centred n x n kernel
+        // matrix (the convention of a full fit and of scikit-learn's eigenvalues_).
+        let n_f = n as f64;
+        let to_mu = |v: Vec<f64>| -> Vec<f64> { v.into_iter().map(|l| l * n_f).collect() };
+        let spectrum = Spectrum::check(to_mu(eig.values), eig.all_values.map(to_mu), k)?;
+        Ok(Solved {
+            n_mean: moments.n_mean,
+            whitening,
+            spectrum,
+            vk: eig.vectors,
+            r,
+            warnings,
+        })
+    }
+}
+
 /// The landmarks: their (standardised) points, m x d row-major, and squared norms.
-struct Landmarks {
-    m: usize,
-    points: Vec<f64>,
-    sq: Vec<f64>,
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Landmarks {
+    pub m: usize,
+    pub d: usize,
+    pub points: Vec<f64>,
+    pub sq: Vec<f64>,
 }
 
 impl Landmarks {
-    fn new(train: &TrainingData, landmarks: &[usize]) -> Self {
-        let d = train.d;
-        let mut points = Vec::with_capacity(landmarks.len() * d);
-        for &i in landmarks {
-            points.extend_from_slice(&train.z[i * d..(i + 1) * d]);
-        }
-        let sq = sq_norms(&points, d);
+    /// The landmarks `points` (m x d row-major).
+    pub fn from_points(points: Vec<f64>, d: usize) -> Self {
+        let sq = sq_norms(&points, d.max(1));
         Landmarks {
-            m: landmarks.len(),
+            m: points.len() / d.max(1),
+            d,
             points,
             sq,
         }
     }
 
     /// k(landmark j, x_i) for the row-major points `xs`: column-major m x rows.
-    fn kernel_columns(&self, train: &TrainingData, xs: &[f64]) -> Result<Vec<f64>, FitError> {
-        cross_kernel(&train.kernel, &self.points, &self.sq, xs, train.d)
+    pub fn kernel_columns(&self, kernel: &Kernel64, xs: &[f64]) -> Result<Vec<f64>, FitError> {
+        cross_kernel(kernel, &self.points, &self.sq, xs, self.d)
     }
-}
-
-/// What the first pass over K_nm gives: the data mean in the landmark features
-/// and the scatter about it.
-struct Moments {
-    /// n_mean = (1/n) K_nm' 1.
-    n_mean: Vec<f64>,
-    /// S = sum_i (kappa_i - n_mean)(kappa_i - n_mean)', m x m, symmetric.
-    scatter: Dense,
-}
-
-/// Pass 1: with the shift mu0 (the column means of K_mm), s1 = sum (kappa_i - mu0)
-/// and the lower triangle of s2 = sum (kappa_i - mu0)(kappa_i - mu0)', block by
-/// block; then n_mean = mu0 + s1 / n and S = s2 - s1 s1' / n.
-fn first_pass(
-    train: &TrainingData,
-    lm: &Landmarks,
-    kmm: MatRef<'_, f64>,
-) -> Result<Moments, FitError> {
-    use faer::linalg::matmul::triangular::{self, BlockStructure};
-    let m = lm.m;
-    let mu0: Vec<f64> = (0..m)
-        .map(|j| kmm.col(j).iter().sum::<f64>() / m.max(1) as f64)
-        .collect();
-    let mut s1 = vec![0.0; m];
-    let mut s2 = Dense::zeros(m, m); // only its lower triangle is written
-
-    for block in train.z.chunks(train.d.max(1) * ROW_BLOCK) {
-        let mut kb = lm.kernel_columns(train, block)?;
-        let c = kb.len() / m.max(1);
-        let block_sum = shift_columns(&mut kb, &mu0, true);
-        s1.iter_mut().zip(&block_sum).for_each(|(a, b)| *a += b);
-        let kbm = MatRef::from_column_major_slice(&kb, m, c);
-        triangular::matmul(
-            s2.as_mut(),
-            BlockStructure::TriangularLower,
-            faer::Accum::Add,
-            kbm,
-            BlockStructure::Rectangular,
-            kbm.transpose(),
-            BlockStructure::Rectangular,
-            1.0,
-            par(),
-        );
-    }
-    let n_f = train.n as f64;
-    let n_mean: Vec<f64> = mu0.iter().zip(&s1).map(|(mu, s)| mu + s / n_f).collect();
-    // S = s2 - s1 s1' / n, made symmetric from its lower triangle.
-    let scatter = Dense::from_fn(m, m, |i, j| {
-        let (i, j) = if i >= j { (i, j) } else { (j, i) };
-        s2[(i, j)] - s1[i] * s1[j] / n_f
-    });
-    Ok(Moments { n_mean, scatter })
 }
 
 /// The centring and whitening of the landmark features (DESIGN.md section 3).
-struct Whitening {
+#[derive(Debug)]
+pub(crate) struct Whitening {
     /// m0 = K_mm^+ n_mean.
-    m0: Vec<f64>,
+    pub m0: Vec<f64>,
     /// a = n_mean' m0 (the model's s).
-    a: f64,
+    pub a: f64,
     /// P = K'_mm^(-1/2), m x r.
-    p: Dense,
+    pub p: Dense,
     /// Q = M' P = P - m0 (1' P), M = I - 1 m0'.
-    q: Dense,
+    pub q: Dense,
     /// Eigenvalues of K_mm and of K'_mm below -rtol times the largest, dropped
     /// from the pseudo-inverses.
-    negative: (usize, usize),
+    pub negative: (usize, usize),
 }
 
 impl Whitening {
@@ -297,30 +280,32 @@ fn n_matrix(q: MatRef<'_, f64>, scatter: Dense, n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Pass 2: the training scores W_i = Q_k' (kappa_i - n_mean) (n x k row-major)
-/// and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both from one product
-/// with [Q_k | m0] per block.
-fn second_pass(
-    train: &TrainingData,
+/// Pass 2: the scores W_i = Q_k' (kappa_i - n_mean) of the rows `z` (n x k
+/// row-major) and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both from
+/// one product with [Q_k | m0] per block.
+pub(crate) fn scores_and_t(
+    kernel: &Kernel64,
     lm: &Landmarks,
-    whitening: &Whitening,
-    n_mean: &[f64],
+    solved: &Solved,
     vk: MatRef<'_, f64>,
+    z: &[f64],
 ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+    let whitening = &solved.whitening;
     let (m, k) = (lm.m, vk.ncols());
+    let n = z.len() / lm.d.max(1);
     let qk = mul(whitening.q.as_ref(), vk);
     let qk_m0 = Dense::from_fn(
         m,
         k + 1,
         |i, j| if j < k { qk[(i, j)] } else { whitening.m0[i] },
     );
-    let mut scores = vec![0.0; train.n * k];
-    let mut t = Vec::with_capacity(train.n);
+    let mut scores = vec![0.0; n * k];
+    let mut t = Vec::with_capacity(n);
     let mut wt = Vec::new();
-    for (bi, block) in train.z.chunks(train.d.max(1) * ROW_BLOCK).enumerate() {
-        let mut kb = lm.kernel_columns(train, block)?;
+    for (bi, block) in z.chunks(lm.d.max(1) * ROW_BLOCK).enumerate() {
+        let mut kb = lm.kernel_columns(kernel, block)?;
         let c = kb.len() / m.max(1);
-        shift_columns(&mut kb, n_mean, false);
+        shift_columns(&mut kb, &solved.n_mean, false);
         wt.clear();
         wt.resize((k + 1) * c, 0.0);
         faer::linalg::matmul::matmul(
@@ -342,7 +327,7 @@ fn second_pass(
 }
 
 /// The entries of `mat` in row-major order.
-fn row_major(mat: MatRef<'_, f64>) -> Vec<f64> {
+pub(crate) fn row_major(mat: MatRef<'_, f64>) -> Vec<f64> {
     (0..mat.nrows())
         .flat_map(|i| (0..mat.ncols()).map(move |j| mat[(i, j)]))
         .collect()
