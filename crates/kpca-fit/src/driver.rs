@@ -80,7 +80,8 @@ impl Plan {
     /// The plan for n points: [`FitError::TooManyPoints`] for a full fit past
     /// [`MAX_FULL_POINTS`]; for Nyström, the landmarks (drawn, or checked
     /// against n).
-    fn decide(p: &KernelPcaParams, n: usize) -> Result<Plan, FitError> {
+    fn decide(p: &KernelPcaParams, train: &TrainingData) -> Result<Plan, FitError> {
+        let n = train.n;
         match &p.nystrom {
             None if n > MAX_FULL_POINTS => Err(FitError::TooManyPoints {
                 n_points: n,
@@ -88,11 +89,8 @@ impl Plan {
             }),
             None => Ok(Plan::Full(p.solver.resolve(n, p.n_components))),
             Some(ny) => Ok(Plan::Nystrom {
-                landmarks: landmarks(ny, n, p.n_components)?,
-                seed: match ny {
-                    Nystrom::Random { seed, .. } => Some(*seed),
-                    Nystrom::Indices(_) => None,
-                },
+                landmarks: landmarks(ny, train, p.n_components)?,
+                seed: ny.seed(),
             }),
         }
     }
@@ -106,9 +104,11 @@ impl Plan {
     }
 }
 
-/// The landmark indices for n points and k components: drawn with
-/// [`SeededRng`], or the given ones checked against n.
-fn landmarks(ny: &Nystrom, n: usize, k: usize) -> Result<Vec<usize>, FitError> {
+/// The landmark indices of the training rows for k components: drawn with
+/// [`SeededRng`] (uniformly, by k-means++ or by pivoted Cholesky), or the
+/// given ones checked against n.
+fn landmarks(ny: &Nystrom, train: &TrainingData, k: usize) -> Result<Vec<usize>, FitError> {
+    let n = train.n;
     let too_many = |m: usize| FitError::BadLandmarkCount {
         m,
         n_points: Some(n),
@@ -120,6 +120,18 @@ fn landmarks(ny: &Nystrom, n: usize, k: usize) -> Result<Vec<usize>, FitError> {
                 return Err(too_many(*m));
             }
             sample_landmarks(&mut SeededRng::seed_from_u64(*seed), n, *m)
+        }
+        Nystrom::KMeansPlusPlus { m, seed } => {
+            if *m > n {
+                return Err(too_many(*m));
+            }
+            crate::landmarks::kmeans_pp(&train.z, train.d, *m, *seed)
+        }
+        Nystrom::RpCholesky { m, seed } => {
+            if *m > n {
+                return Err(too_many(*m));
+            }
+            crate::landmarks::rp_cholesky(&train.z, train.d, &train.kernel, *m, *seed)
         }
         Nystrom::Indices(idx) => {
             if idx.len() > n {
@@ -145,7 +157,7 @@ pub(crate) fn fit(
 ) -> Result<FittedKpca, FitError> {
     let p = params.params();
     let train = TrainingData::prepare(p, data)?;
-    let plan = Plan::decide(p, train.n)?;
+    let plan = Plan::decide(p, &train)?;
     let decomposition: Decomposition = match &plan {
         Plan::Full(solver) => full::fit(params, &train, *solver)?,
         Plan::Nystrom { landmarks, .. } => nystrom::fit(params, &train, landmarks)?,

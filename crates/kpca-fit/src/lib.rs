@@ -75,6 +75,7 @@ pub mod export;
 mod fitted;
 mod full;
 mod kernel;
+mod landmarks;
 mod linalg;
 mod linear_map;
 mod nystrom;
@@ -95,6 +96,7 @@ pub use error::FitError;
 pub use export::ExportInfo;
 pub use fitted::{quantile, DeviceModel, FittedKpca, Method, SolverReport};
 pub use kernel::{KernelKind, KernelSpec};
+pub use landmarks::RPC_POOL_PER_LANDMARK;
 pub use nystrom_sums::{NystromSolution, NystromSums};
 pub use params::{
     KernelPca, KernelPcaParams, Nystrom, ResolvedSolver, Solver, ValidKernelPcaParams,

@@ -95,6 +95,23 @@ pub enum Nystrom {
     },
     /// These 0-based training row indices (distinct), in this order.
     Indices(Vec<usize>),
+    /// m landmarks by k-means++ seeding of the (standardised) training rows
+    /// (D² sampling, from this seed; see `landmarks.rs`).
+    KMeansPlusPlus {
+        /// Number of landmarks m (k <= m <= n).
+        m: usize,
+        /// Seed of the generator.
+        seed: u64,
+    },
+    /// m landmarks by randomly pivoted Cholesky of the kernel matrix (pivots
+    /// drawn in proportion to the residual diagonal, from this seed, on a
+    /// uniform pool of at most 20 m rows).
+    RpCholesky {
+        /// Number of landmarks m (k <= m <= n).
+        m: usize,
+        /// Seed of the generator.
+        seed: u64,
+    },
 }
 
 impl Nystrom {
@@ -107,11 +124,30 @@ impl Nystrom {
     pub fn indices(indices: Vec<usize>) -> Self {
         Nystrom::Indices(indices)
     }
+    /// m landmarks by k-means++ seeding from the seed.
+    pub fn kmeans_pp(m: usize, seed: u64) -> Self {
+        Nystrom::KMeansPlusPlus { m, seed }
+    }
+    /// m landmarks by randomly pivoted Cholesky from the seed.
+    pub fn rp_cholesky(m: usize, seed: u64) -> Self {
+        Nystrom::RpCholesky { m, seed }
+    }
     /// Number of landmarks.
     pub fn m(&self) -> usize {
         match self {
-            Nystrom::Random { m, .. } => *m,
+            Nystrom::Random { m, .. }
+            | Nystrom::KMeansPlusPlus { m, .. }
+            | Nystrom::RpCholesky { m, .. } => *m,
             Nystrom::Indices(v) => v.len(),
+        }
+    }
+    /// The seed the landmarks are drawn with (None for given indices).
+    pub fn seed(&self) -> Option<u64> {
+        match self {
+            Nystrom::Random { seed, .. }
+            | Nystrom::KMeansPlusPlus { seed, .. }
+            | Nystrom::RpCholesky { seed, .. } => Some(*seed),
+            Nystrom::Indices(_) => None,
         }
     }
 }
