@@ -50,6 +50,21 @@ impl KernelArg {
     }
 }
 
+/// How `--nystrom M` chooses its landmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LandmarkArg {
+    /// M training rows drawn uniformly without replacement
+    Uniform,
+    /// k-means++ seeding: each next row drawn in proportion to its squared
+    /// distance to the nearest landmark so far
+    #[value(name = "kmeans++")]
+    KmeansPp,
+    /// randomly pivoted Cholesky of the kernel matrix: each next row drawn in
+    /// proportion to what the landmarks so far leave unexplained of it (on a
+    /// uniform pool of 20 M rows)
+    Rpcholesky,
+}
+
 /// The eigen solver of a full fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SolverArg {
@@ -162,6 +177,10 @@ pub struct FitArgs {
     /// Seed of the landmark draw (with --nystrom) [default: 0].
     #[arg(long, value_name = "S", requires = "nystrom")]
     pub seed: Option<u64>,
+    /// How --nystrom chooses its M landmarks (README, "Nyström landmarks"
+    /// compares them) [default: uniform].
+    #[arg(long, value_enum, value_name = "METHOD", requires = "nystrom")]
+    pub landmark_method: Option<LandmarkArg>,
     /// Nyström kernel PCA on these landmarks: a file of 0-based training row
     /// indices, one per line, or `-` for standard input [default: none].
     #[arg(long, value_name = "FILE")]
@@ -343,7 +362,12 @@ fn fit_table(
         .standardize(args.standardize)
         .false_alarm_rate(args.false_alarm_rate);
     if let Some(m) = args.nystrom {
-        params = params.nystrom(Nystrom::random(m, args.seed.unwrap_or(0)));
+        let seed = args.seed.unwrap_or(0);
+        params = params.nystrom(match args.landmark_method.unwrap_or(LandmarkArg::Uniform) {
+            LandmarkArg::Uniform => Nystrom::random(m, seed),
+            LandmarkArg::KmeansPp => Nystrom::kmeans_pp(m, seed),
+            LandmarkArg::Rpcholesky => Nystrom::rp_cholesky(m, seed),
+        });
     }
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
