@@ -27,6 +27,9 @@ use recordings::{read_recordings, DATA, DATA_NAME};
 use windows::{window_features, windows, NORMAL_CLASS, N_FEATURES, WINDOW};
 
 const K: usize = 4;
+
+/// A landmark method: its name and how it makes m landmarks from a seed.
+type Method = (&'static str, fn(usize, u64) -> Nystrom);
 const SEEDS: u64 = 5;
 
 fn fit(train: &Dataset<'_>, ny: Option<Nystrom>) -> FittedKpca {
@@ -86,7 +89,7 @@ fn main() {
     );
     println!("| landmarks | m | eigenvalue error | score error | ROC AUC (full {full_auc:.4}) |");
     println!("|---|--:|--:|--:|--:|");
-    let methods: [(&str, fn(usize, u64) -> Nystrom); 3] = [
+    let methods: [Method; 3] = [
         ("uniform", Nystrom::random),
         ("k-means++", Nystrom::kmeans_pp),
         ("pivoted Cholesky", Nystrom::rp_cholesky),
