@@ -124,32 +124,38 @@ fn recalibrate_checks(v: &mut Values<'_>, blob: &mut [u8], x: &[f32], d: usize) 
     let scratch_len = (normals.len() / d.max(1) + usize::from(v.byte() % 3)).saturating_sub(1);
     let before = blob.to_vec();
     let mut scratch = vec![0.0f32; scratch_len];
-    match recalibrate(blob, &normals, rate, &mut scratch) {
-        Ok(t) => {
+    let rust = recalibrate(blob, &normals, rate, &mut scratch);
+    // The same through the C ABI, on an aligned copy of the blob before.
+    let mut c_blob = aligned(before.len());
+    bytes(&mut c_blob)[..before.len()].copy_from_slice(&before);
+    let mut t = -1.0f32;
+    // SAFETY: every pointer is valid for the length given with it.
+    let status = unsafe {
+        kpca_recalibrate(
+            bytes(&mut c_blob).as_mut_ptr(),
+            before.len(),
+            if normals.is_empty() { std::ptr::null() } else { normals.as_ptr() },
+            normals.len(),
+            rate,
+            if scratch.is_empty() { std::ptr::null_mut() } else { scratch.as_mut_ptr() },
+            scratch_len,
+            &mut t,
+        )
+    };
+    let c_bytes = &bytes(&mut c_blob)[..before.len()];
+    match rust {
+        Ok(threshold) => {
             let model = ModelRef::from_bytes(blob).expect("a recalibrated blob loads");
-            assert!(t > 0.0 && model.threshold() == t);
+            assert!(threshold > 0.0 && model.threshold() == threshold);
+            assert_eq!(status, KPCA_OK);
+            assert_eq!(t, threshold);
+            assert_eq!(c_bytes, &blob[..], "C and Rust wrote different blobs");
         }
         Err(e) => {
             assert_eq!(blob, &before[..], "blob changed on failure");
-            let copy = before.clone();
-            let mut aligned_copy = aligned(copy.len());
-            bytes(&mut aligned_copy)[..copy.len()].copy_from_slice(&copy);
-            let mut t = -1.0f32;
-            // SAFETY: every pointer is valid for the length given with it.
-            let status = unsafe {
-                kpca_recalibrate(
-                    bytes(&mut aligned_copy).as_mut_ptr(),
-                    copy.len(),
-                    if normals.is_empty() { std::ptr::null() } else { normals.as_ptr() },
-                    normals.len(),
-                    rate,
-                    if scratch.is_empty() { std::ptr::null_mut() } else { scratch.as_mut_ptr() },
-                    scratch_len,
-                    &mut t,
-                )
-            };
             assert_eq!(status, e.code());
-            assert_eq!(t, -1.0);
+            assert_eq!(t, -1.0, "threshold written on failure");
+            assert_eq!(c_bytes, &before[..], "C changed the blob on failure");
         }
     }
 }

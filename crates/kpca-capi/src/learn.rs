@@ -95,7 +95,9 @@ pub unsafe extern "C" fn kpca_fit_sizes(
 /// failure `*model_len` is not written and `model` may hold a partial blob
 /// that does not load.
 ///
-/// Statuses: `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_UNKNOWN_KERNEL`,
+/// Statuses (the C arguments are checked first: NULL pointers, d = 0, the
+/// kernel, misaligned buffers; then the core's checks in its order):
+/// `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_UNKNOWN_KERNEL`,
 /// `KPCA_ERR_BAD_KERNEL_PARAMETER`, `KPCA_ERR_ZERO_DIMENSION` (d or k 0),
 /// `KPCA_ERR_DIMENSION_TOO_LARGE`, `KPCA_ERR_BAD_FALSE_ALARM_RATE`,
 /// `KPCA_ERR_BATCH_LENGTH` (`x_len` not a multiple of d),

@@ -15,9 +15,9 @@ const EIG_REL_TOL: f64 = 1e-4;
 /// Out-of-sample coordinates against scikit-learn's, relative to each
 /// column's largest magnitude (signs included).
 const COORD_REL_TOL: f64 = 1e-3;
-/// Anomaly scores (and the threshold) against the reference, relative to
-/// the score's scale max(max |e_ref|, max k(x, x)) (the score is a difference
-/// of terms of size k(x, x)).
+/// Anomaly scores against the reference, relative to the score's scale
+/// max(max |e_ref|, max k(x, x)) (the score is a difference of terms of size
+/// k(x, x)); the threshold relative to itself.
 const SCORE_REL_TOL: f64 = 1e-3;
 /// The false-alarm rate of every fit here.
 const RATE: f32 = 0.05;
@@ -192,7 +192,14 @@ fn standardised_device_fit_matches_the_host_fit() {
         let scale = score_scale(&model, &e_ref, &xt);
         let score = max_of(es.iter().zip(&e_ref).map(|(g, w)| (g - w).abs())) / scale;
         assert!(score <= SCORE_REL_TOL, "{name}: anomaly scores {score:e}");
-        let t_err = (f64::from(model.threshold()) - host.threshold()).abs() / scale;
+        let t_err = (f64::from(model.threshold()) - host.threshold()).abs() / host.threshold();
         assert!(t_err <= SCORE_REL_TOL, "{name}: threshold {t_err:e}");
+        let total = f64::from(model.fit_info().total_variance);
+        let tv_err = (total - host.total_variance()).abs() / host.total_variance();
+        assert!(
+            tv_err <= EIG_REL_TOL,
+            "{name}: total variance {total} vs {}",
+            host.total_variance()
+        );
     }
 }

@@ -124,6 +124,19 @@ fn the_threshold_is_the_stated_quantile_and_recalibration_moves_it() {
         f0 <= (0.1 * (n - 1) as f32).ceil() as usize && f0 >= 1,
         "{f0}"
     );
+    // Exactly numpy's linear quantile (computed here in f64) of the scores the
+    // model gives its training rows.
+    let mut scores = vec![0.0f32; n];
+    model.anomaly_score_batch(&x, &mut scores).expect("scores");
+    let mut sorted: Vec<f64> = scores.iter().map(|&v| f64::from(v)).collect();
+    sorted.sort_by(f64::total_cmp);
+    let pos = 0.9 * (n - 1) as f64;
+    let (lo, frac) = (pos.floor() as usize, pos - pos.floor());
+    let want = sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+    assert!(
+        (f64::from(t0) - want).abs() <= 1e-6 * want,
+        "threshold {t0} vs numpy's {want}"
+    );
     let mut scratch = vec![0.0f32; n];
     let t1 = recalibrate(&mut blob, &x, 0.5, &mut scratch).expect("recalibrate");
     let model = ModelRef::from_bytes(&blob).expect("a recalibrated blob loads");
@@ -257,6 +270,37 @@ fn bad_shapes_parameters_and_buffers_have_their_own_errors() {
     assert_eq!(
         run(&far, d, &params(huge, 2, false), w, 0, m),
         Err(Error::NonFiniteResult)
+    );
+}
+
+#[test]
+fn kernel_values_far_from_one_are_solved_at_their_scale() {
+    // The linear kernel on rows scaled by s has its eigenvalues scaled by s²:
+    // at the ends of the f32 range (kernel values about 1e-40, subnormal, with
+    // about 17 significant bits, and 1e36) the solver works on Kc scaled by a
+    // power of two.
+    let x = rings(rows());
+    let base = fit_blob(&x, 3, &params(Kernel::Linear, 2, false)).expect("fit");
+    let base = ModelRef::from_bytes(&base)
+        .expect("loads")
+        .eigenvalues()
+        .to_vec();
+    for (s, tol) in [(1e-20f32, 1e-3), (1e-18, 1e-4), (1e18, 1e-4)] {
+        let scaled: Vec<f32> = x.iter().map(|v| v * s).collect();
+        let blob = fit_blob(&scaled, 3, &params(Kernel::Linear, 2, false))
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        let model = ModelRef::from_bytes(&blob).expect("loads");
+        for (got, want) in model.eigenvalues().iter().zip(&base) {
+            let want = f64::from(*want) * f64::from(s) * f64::from(s);
+            let err = (f64::from(*got) - want).abs() / want;
+            assert!(err <= tol, "scale {s}: {got} vs {want}");
+        }
+    }
+    // Past the f32 range the fit says so.
+    let huge: Vec<f32> = x.iter().map(|v| v * 1e20).collect();
+    assert_eq!(
+        fit_blob(&huge, 3, &params(Kernel::Linear, 2, false)).err(),
+        Some(Error::NonFiniteResult)
     );
 }
 

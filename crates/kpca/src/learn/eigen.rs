@@ -50,8 +50,11 @@ pub(crate) struct EigenScratch<'w> {
 /// the transposed eigenvector matrix: row j of `a` is the unit eigenvector of
 /// the eigenvalue left in `scratch.diag[j]`. The eigenvalues are not sorted.
 ///
+/// The caller scales `a` to a largest magnitude near 1 (the fit does): the
+/// products are not scaled here.
+///
 /// Errors: [`Error::NoConvergence`] when an eigenvalue needs more than
-/// [`MAX_QL_STEPS`] QL steps (not seen on finite input), [`Error::PartsLength`]
+/// [`MAX_QL_STEPS`] QL steps (not seen on such input), [`Error::PartsLength`]
 /// when the buffers are shorter than n² and n.
 pub(crate) fn symmetric_eigen(
     a: &mut [f32],
@@ -271,7 +274,7 @@ fn ql_iterate(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32]) -> Re
             (m.max(libm::fabsf(d) + e + prev), e)
         })
         .0;
-    let floor = f32::EPSILON * norm;
+    let floor = (f32::EPSILON * norm).max(f32::MIN_POSITIVE);
     for l in 0..n {
         crate::project::keep_rolled();
         let mut steps = 0;

@@ -281,7 +281,20 @@ fn solve_into(
         sub: ws.sub,
         tmp: ws.tmp,
     };
+    // Kc scaled by a power of two to a largest magnitude in [0.5, 1), exactly,
+    // so that the solver's products neither overflow nor underflow whatever
+    // the kernel values' range; the eigenvalues are scaled back.
+    let exponent = scale_exponent(ws.kmat)?;
+    ws.kmat
+        .iter_mut()
+        .for_each(|v| *v = libm::scalbnf(*v, -exponent));
     symmetric_eigen(ws.kmat, n, &mut scratch)?;
+    for v in scratch.diag.iter_mut() {
+        *v = libm::scalbnf(*v, exponent);
+        if !v.is_finite() {
+            return Err(Error::NonFiniteResult);
+        }
+    }
     let total_variance = scratch.diag.iter().filter(|v| **v > 0.0).sum::<f32>();
     let top = top_indices(scratch.diag, p.n_components, k_max)?;
     components(ws, &top, p.n_components, g);
@@ -308,6 +321,20 @@ fn solve_into(
     };
     ModelRef::from_parts(parts)?.write_to(out)?;
     Ok(total_variance)
+}
+
+/// The power of two e with max |Kc| / 2^e in [0.5, 1) (0 for a zero
+/// matrix); [`Error::NonFiniteResult`] when an entry is not finite (the
+/// centring overflowed).
+fn scale_exponent(kmat: &[f32]) -> Result<i32, Error> {
+    let largest = kmat.iter().fold(0.0f32, |m, v| m.max(libm::fabsf(*v)));
+    if !kmat.iter().all(|v| v.is_finite()) {
+        return Err(Error::NonFiniteResult);
+    }
+    if largest == 0.0 {
+        return Ok(0);
+    }
+    Ok(libm::frexpf(largest).1)
 }
 
 /// The indices of the k largest eigenvalues, largest first; refuses k when

@@ -15,7 +15,9 @@ use crate::kernel::{pair_value, Kernel};
 /// input map.
 ///
 /// Errors: [`Error::ConstantColumn`] when standardising a column whose values
-/// are all equal (or whose 1/std is not finite in f32).
+/// are all equal (or whose 1/std is not finite in f32);
+/// [`Error::NonFiniteResult`] when a mean or a squared norm of a stored point
+/// is past the f32 range.
 pub(crate) fn input_map(
     x: &[f32],
     d: usize,
@@ -29,7 +31,7 @@ pub(crate) fn input_map(
     let mapped = standardize || centres(kernel);
     let n = x.len() / d.max(1);
     if mapped {
-        column_means(x, d, mean);
+        column_means(x, d, mean)?;
         inv_std.iter_mut().for_each(|s| *s = 1.0);
         if standardize {
             inverse_stds(x, d, mean, inv_std)?;
@@ -52,6 +54,9 @@ pub(crate) fn input_map(
             };
             acc += *zj * *zj;
         }
+        if !acc.is_finite() {
+            return Err(Error::NonFiniteResult);
+        }
         *sq = acc;
     }
     Ok(mapped)
@@ -67,42 +72,46 @@ pub(crate) fn centres(kernel: &Kernel) -> bool {
     )
 }
 
-/// The mean of each column of the row-major `x` (d columns) into `mean`.
-fn column_means(x: &[f32], d: usize, mean: &mut [f32]) {
-    let n = (x.len() / d.max(1)).max(1) as f32;
-    mean.iter_mut().for_each(|m| *m = 0.0);
-    for row in x.chunks_exact(d.max(1)) {
-        crate::project::keep_rolled();
-        for (m, &v) in mean.iter_mut().zip(row) {
-            crate::project::keep_rolled();
-            *m += v;
-        }
-    }
-    mean.iter_mut().for_each(|m| *m /= n);
+/// The values of column `j` of the row-major `x` (d columns).
+fn column(x: &[f32], d: usize, j: usize) -> impl Iterator<Item = f32> + '_ {
+    x.chunks_exact(d.max(1))
+        .filter_map(move |row| row.get(j).copied())
 }
 
-/// 1/std (ddof 0, from the deviations from `mean`) of each column into
-/// `inv_std`; [`Error::ConstantColumn`] for a constant column.
-fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Result<(), Error> {
-    let n = (x.len() / d.max(1)).max(1) as f32;
-    let first = x.get(..d).unwrap_or(&[]);
-    for (j, &v0) in first.iter().enumerate() {
+/// The mean of each column of the row-major `x` (d columns) into `mean`,
+/// summed in f64 (no overflow for any finite f32 data); a mean past the f32
+/// range is [`Error::NonFiniteResult`].
+fn column_means(x: &[f32], d: usize, mean: &mut [f32]) -> Result<(), Error> {
+    let n = (x.len() / d.max(1)).max(1) as f64;
+    for (j, m) in mean.iter_mut().enumerate() {
         crate::project::keep_rolled();
-        if x.chunks_exact(d.max(1)).all(|row| row.get(j) == Some(&v0)) {
+        let sum = column(x, d, j).fold(0.0f64, |acc, v| acc + f64::from(v));
+        *m = (sum / n) as f32;
+        if !m.is_finite() {
+            return Err(Error::NonFiniteResult);
+        }
+    }
+    Ok(())
+}
+
+/// 1/std (ddof 0, from the deviations from `mean`, summed in f64 so that
+/// neither huge nor denormal spreads overflow or vanish) of each column into
+/// `inv_std`; [`Error::ConstantColumn`] for a constant column or one whose
+/// 1/std is not a finite f32.
+fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Result<(), Error> {
+    let n = (x.len() / d.max(1)).max(1) as f64;
+    for (j, (s, &m)) in inv_std.iter_mut().zip(mean).enumerate() {
+        crate::project::keep_rolled();
+        let first = column(x, d, j).next().unwrap_or(0.0);
+        if column(x, d, j).all(|v| v == first) {
             return Err(Error::ConstantColumn);
         }
-    }
-    inv_std.iter_mut().for_each(|s| *s = 0.0);
-    for row in x.chunks_exact(d.max(1)) {
-        crate::project::keep_rolled();
-        for ((s, &v), &m) in inv_std.iter_mut().zip(row).zip(mean) {
-            crate::project::keep_rolled();
-            *s += (v - m) * (v - m);
-        }
-    }
-    for s in inv_std.iter_mut() {
-        crate::project::keep_rolled();
-        let inv = 1.0 / libm::sqrtf(*s / n);
+        let m = f64::from(m);
+        let var = column(x, d, j).fold(0.0f64, |acc, v| {
+            let dv = f64::from(v) - m;
+            acc + dv * dv
+        }) / n;
+        let inv = (1.0 / libm::sqrt(var)) as f32;
         if !(inv.is_finite() && inv > 0.0) {
             return Err(Error::ConstantColumn);
         }
