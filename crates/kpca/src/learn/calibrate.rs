@@ -24,12 +24,17 @@ pub(crate) fn check_rate(rate: f32) -> Result<(), Error> {
 /// numpy's default (linear) quantile at `q` of `values`, which it sorts in
 /// place: position q (n - 1) in the sorted values, linear interpolation
 /// between its neighbours. `None` for no values.
-pub(crate) fn quantile(values: &mut [f32], q: f64) -> Option<f32> {
+pub(crate) fn quantile(values: &mut [f32], q: f32) -> Option<f32> {
     let last = values.len().checked_sub(1)?;
     heap_sort(values);
-    let pos = q * last as f64;
-    let lo = (libm::floor(pos) as usize).min(last);
-    let frac = (pos - lo as f64) as f32;
+    // Position q (n - 1) as a whole part and a fraction, exactly for any n
+    // (an f32 product would drift from numpy's f64 one for large n): q in
+    // [0, 1] is scaled to a 24-bit integer numerator Q, so Q (n - 1) / 2^24
+    // splits by integer division.
+    let scale = 1u64 << 24;
+    let numerator = (q.clamp(0.0, 1.0) * scale as f32) as u64 * last as u64;
+    let lo = ((numerator / scale) as usize).min(last);
+    let frac = (numerator % scale) as f32 / scale as f32;
     let a = values.get(lo).copied()?;
     let b = values.get(lo + 1).copied().unwrap_or(a);
     Some(a + frac * (b - a))
@@ -79,7 +84,7 @@ fn swap(v: &mut [f32], i: usize, j: usize) {
 /// The threshold for `rate` from the anomaly scores in `scores` (sorted in
 /// place): their (1 - rate) quantile, or 0 (unset) when that is not > 0.
 pub(crate) fn threshold_of(scores: &mut [f32], rate: f32) -> f32 {
-    match quantile(scores, 1.0 - f64::from(rate)) {
+    match quantile(scores, 1.0 - rate) {
         Some(q) if q > 0.0 && q.is_finite() => q,
         _ => 0.0,
     }

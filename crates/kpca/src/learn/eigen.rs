@@ -132,7 +132,7 @@ fn make_reflector(v: &mut [f32]) -> (f32, f32) {
         let t = *x / scale;
         acc + t * t
     });
-    let norm = scale * libm::sqrtf(sum);
+    let norm = scale * crate::fastmath::sqrt(sum);
     let x0 = v.first().copied().unwrap_or(0.0);
     let alpha = if x0 < 0.0 { norm } else { -norm };
     // |x_0 - alpha| = |x_0| + ‖x‖ >= every |x_i|: the ratios stay within 1.
@@ -363,7 +363,7 @@ fn hypot(a: f32, b: f32) -> f32 {
         return big + small;
     }
     let r = small / big;
-    big * libm::sqrtf(1.0 + r * r)
+    big * crate::fastmath::sqrt(1.0 + r * r)
 }
 
 /// Rows i and i + 1 of `zt` <- (c r_i - s r_{i+1}, s r_i + c r_{i+1}).

@@ -391,7 +391,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
                 m
             }
         });
-        let scale = if peak < 0.0 { -1.0 } else { 1.0 } / libm::sqrtf(mu);
+        let scale = if peak < 0.0 { -1.0 } else { 1.0 } / crate::fastmath::sqrt(mu);
         let (mut col_sum, mut dot_r) = (0.0f32, 0.0f32);
         for ((&ui, row), &ri) in u
             .iter()

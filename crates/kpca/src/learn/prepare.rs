@@ -78,15 +78,14 @@ fn column(x: &[f32], d: usize, j: usize) -> impl Iterator<Item = f32> + '_ {
         .filter_map(move |row| row.get(j).copied())
 }
 
-/// The mean of each column of the row-major `x` (d columns) into `mean`,
-/// summed in f64 (no overflow for any finite f32 data); a mean past the f32
-/// range is [`Error::NonFiniteResult`].
+/// The mean of each column of the row-major `x` (d columns) into `mean`, as
+/// the sum of v / n (no overflow for any finite f32 data); a mean that is
+/// not finite is [`Error::NonFiniteResult`].
 fn column_means(x: &[f32], d: usize, mean: &mut [f32]) -> Result<(), Error> {
-    let n = (x.len() / d.max(1)).max(1) as f64;
+    let inv_n = 1.0 / (x.len() / d.max(1)).max(1) as f32;
     for (j, m) in mean.iter_mut().enumerate() {
         crate::project::keep_rolled();
-        let sum = column(x, d, j).fold(0.0f64, |acc, v| acc + f64::from(v));
-        *m = (sum / n) as f32;
+        *m = column(x, d, j).fold(0.0f32, |acc, v| acc + v * inv_n);
         if !m.is_finite() {
             return Err(Error::NonFiniteResult);
         }
@@ -94,24 +93,28 @@ fn column_means(x: &[f32], d: usize, mean: &mut [f32]) -> Result<(), Error> {
     Ok(())
 }
 
-/// 1/std (ddof 0, from the deviations from `mean`, summed in f64 so that
-/// neither huge nor denormal spreads overflow or vanish) of each column into
-/// `inv_std`; [`Error::ConstantColumn`] for a constant column or one whose
-/// 1/std is not a finite f32.
+/// 1/std (ddof 0) of each column into `inv_std`, from the deviations from
+/// `mean` scaled by the largest of them, so that neither huge nor denormal
+/// spreads overflow or vanish in f32: std = s sqrt(mean(((v - m) / s)²)).
+/// [`Error::ConstantColumn`] for a constant column or one whose 1/std is not
+/// a finite f32; [`Error::NonFiniteResult`] when a deviation overflows.
 fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Result<(), Error> {
-    let n = (x.len() / d.max(1)).max(1) as f64;
+    let n = (x.len() / d.max(1)).max(1) as f32;
     for (j, (s, &m)) in inv_std.iter_mut().zip(mean).enumerate() {
         crate::project::keep_rolled();
         let first = column(x, d, j).next().unwrap_or(0.0);
         if column(x, d, j).all(|v| v == first) {
             return Err(Error::ConstantColumn);
         }
-        let m = f64::from(m);
-        let var = column(x, d, j).fold(0.0f64, |acc, v| {
-            let dv = f64::from(v) - m;
-            acc + dv * dv
-        }) / n;
-        let inv = (1.0 / libm::sqrt(var)) as f32;
+        let spread = column(x, d, j).fold(0.0f32, |acc, v| acc.max(libm::fabsf(v - m)));
+        if !spread.is_finite() {
+            return Err(Error::NonFiniteResult);
+        }
+        let sum = column(x, d, j).fold(0.0f32, |acc, v| {
+            let t = (v - m) / spread;
+            acc + t * t
+        });
+        let inv = 1.0 / (spread * crate::fastmath::sqrt(sum / n));
         if !(inv.is_finite() && inv > 0.0) {
             return Err(Error::ConstantColumn);
         }
