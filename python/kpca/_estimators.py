@@ -79,6 +79,10 @@ class _FitMixin:
             raise ValueError(f"eigen_solver must be one of {sorted(_SOLVERS)}, got {solver!r}")
         if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
             raise ValueError("landmarks must be non-negative training row indices")
+        if self.landmark_method not in ("uniform", "kmeans++", "rpcholesky"):
+            raise ValueError(
+                f"landmark_method must be 'uniform', 'kmeans++' or 'rpcholesky', got {self.landmark_method!r}"
+            )
         self._fit_args = dict(
             n_components=int(k),
             kernel=self.kernel,
@@ -90,6 +94,7 @@ class _FitMixin:
             landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
             seed=_seed(self.random_state),
             solver=_SOLVERS[solver],
+            landmark_method=self.landmark_method,
             false_alarm_rate=false_alarm_rate,
             tol=float(getattr(self, "tol", 0) or 0) or None,
             max_iter=getattr(self, "max_iter", None),
@@ -172,8 +177,9 @@ class _FitMixin:
 
 class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Kernel PCA with scikit-learn's parameters and fitted attributes, on the
-    Rust fit. Additions: ``nystrom`` (m random landmarks), ``landmarks``
-    (training row indices), ``standardize``. Not supported: callable and
+    Rust fit. Additions: ``nystrom`` (m landmarks, chosen by
+    ``landmark_method``: 'uniform', 'kmeans++' or 'rpcholesky', from
+    ``random_state``), ``landmarks`` (training row indices), ``standardize``. Not supported: callable and
     'precomputed' kernels (sparse input is densified); ``tol``, ``max_iter``,
     ``iterated_power``, ``remove_zero_eig``, ``copy_X`` and ``n_jobs`` are
     accepted for compatibility (components with a zero eigenvalue are never
@@ -201,6 +207,7 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         nystrom=None,
         landmarks=None,
         standardize=False,
+        landmark_method="uniform",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -221,6 +228,7 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.nystrom = nystrom
         self.landmarks = landmarks
         self.standardize = standardize
+        self.landmark_method = landmark_method
 
     def fit(self, X, y=None):
         """Fits the model on the rows of ``X``."""
@@ -359,6 +367,7 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
         landmarks=None,
         standardize=False,
         random_state=None,
+        landmark_method="uniform",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -371,6 +380,7 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
         self.landmarks = landmarks
         self.standardize = standardize
         self.random_state = random_state
+        self.landmark_method = landmark_method
 
     def fit(self, X, y=None):
         """Fits on the (normal) rows of ``X`` and sets the threshold."""

@@ -285,3 +285,21 @@ def test_the_anomaly_detector_matches_pyod_kpca():
     assert np.max(np.abs(got - test_want)) / np.max(np.abs(test_want)) <= HOST_TOL
     assert abs(det.threshold_ - fx["threshold"]) / fx["threshold"] <= HOST_TOL
     np.testing.assert_array_equal(det.labels_, fx["labels"])
+
+
+def test_nystrom_landmark_methods_pick_the_rows_the_rust_fit_picks():
+    """kmeans++ and rpcholesky choose other landmarks than a uniform draw, the
+    same for the same random_state, and approach the full fit as m grows."""
+    train, test = circles()
+    full = kpca.KernelPCA(2, kernel="rbf", gamma=2.0).fit(train)
+    for method in ("kmeans++", "rpcholesky"):
+        a = kpca.KernelPCA(2, kernel="rbf", gamma=2.0, nystrom=40, landmark_method=method, random_state=3).fit(train)
+        b = kpca.KernelPCA(2, kernel="rbf", gamma=2.0, nystrom=40, landmark_method=method, random_state=3).fit(train)
+        u = kpca.KernelPCA(2, kernel="rbf", gamma=2.0, nystrom=40, random_state=3).fit(train)
+        np.testing.assert_array_equal(a.transform(test), b.transform(test))
+        assert not np.array_equal(a.transform(test), u.transform(test)), method
+        big = kpca.KernelPCA(2, kernel="rbf", gamma=2.0, nystrom=140, landmark_method=method).fit(train)
+        err = np.max(np.abs(big.eigenvalues_ - full.eigenvalues_) / full.eigenvalues_)
+        assert err < 0.05, (method, err)
+    with pytest.raises(ValueError, match="landmark_method"):
+        kpca.KernelPCA(2, kernel="rbf", nystrom=40, landmark_method="farthest").fit(train)

@@ -59,6 +59,7 @@ fn kernel_spec(name: &str, gamma: Option<f64>, degree: u32, coef0: f64) -> PyRes
 #[pyfunction]
 #[pyo3(signature = (x, n_components, kernel="linear", gamma=None, degree=3, coef0=1.0,
     standardize=false, nystrom=None, landmarks=None, seed=0, solver="auto",
+    landmark_method="uniform",
     false_alarm_rate=0.01, tol=None, max_iter=None, clip_components=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
@@ -74,6 +75,7 @@ pub fn fit(
     landmarks: Option<Vec<usize>>,
     seed: u64,
     solver: &str,
+    landmark_method: &str,
     false_alarm_rate: f64,
     tol: Option<f64>,
     max_iter: Option<usize>,
@@ -102,7 +104,16 @@ pub fn fit(
         params = params.max_iter(it);
     }
     if let Some(m) = nystrom {
-        params = params.nystrom(Nystrom::random(m, seed));
+        params = params.nystrom(match landmark_method {
+            "uniform" => Nystrom::random(m, seed),
+            "kmeans++" => Nystrom::kmeans_pp(m, seed),
+            "rpcholesky" => Nystrom::rp_cholesky(m, seed),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "landmark_method {other:?}: use 'uniform', 'kmeans++' or 'rpcholesky'"
+                )))
+            }
+        });
     }
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
