@@ -12,7 +12,7 @@
 use crate::error::Error;
 
 /// QL steps allowed per eigenvalue before [`Error::NoConvergence`].
-const MAX_QL_STEPS: u32 = 60;
+pub const MAX_QL_STEPS: u32 = 60;
 
 /// Row `i` of the row-major `n`-column matrix `a` (empty when out of range).
 fn row(a: &[f32], n: usize, i: usize) -> &[f32] {
@@ -37,7 +37,7 @@ fn put(a: &mut [f32], n: usize, i: usize, j: usize, v: f32) {
 }
 
 /// The vectors the solver works with besides the matrix, each of length n.
-pub(crate) struct EigenScratch<'w> {
+pub struct EigenScratch<'w> {
     /// The diagonal of the tridiagonal form, then the eigenvalues.
     pub diag: &'w mut [f32],
     /// Its subdiagonal: `sub[i]` couples i and i + 1 (`sub[n - 1]` = 0).
@@ -56,7 +56,7 @@ pub(crate) struct EigenScratch<'w> {
 /// Errors: [`Error::NoConvergence`] when an eigenvalue needs more than
 /// [`MAX_QL_STEPS`] QL steps (not seen on such input), [`Error::PartsLength`]
 /// when the buffers are shorter than n² and n.
-pub(crate) fn symmetric_eigen(
+pub fn symmetric_eigen(
     a: &mut [f32],
     n: usize,
     scratch: &mut EigenScratch<'_>,

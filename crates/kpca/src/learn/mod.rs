@@ -52,7 +52,7 @@
 //! regression head.
 
 mod calibrate;
-mod eigen;
+pub mod eigen;
 mod prepare;
 
 pub use calibrate::recalibrate;
