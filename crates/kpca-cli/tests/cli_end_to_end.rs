@@ -446,6 +446,23 @@ fn nystrom_and_landmarks() {
     assert!(info.contains("stored points m: 30"), "{info}");
     // gamma defaults to 1/d
     assert!(info.contains("kernel: rbf (gamma = 0.2)"), "{info}");
+    // The other landmark methods: valid models of m points, other landmarks
+    // than the uniform draw of the same seed.
+    for (method, file) in [("kmeans++", "km.kpca"), ("rpcholesky", "rpc.kpca")] {
+        let mut c = a.clone();
+        c.extend_from_slice(&["--landmark-method", method]);
+        fx.fit(&c, file);
+        let info = ok(&["inspect", &fx.p(file)]);
+        assert!(
+            info.contains("check: OK") && info.contains("stored points m: 30"),
+            "{method}: {info}"
+        );
+        assert_ne!(
+            std::fs::read(fx.path(file)).unwrap(),
+            std::fs::read(fx.path("ny1.kpca")).unwrap(),
+            "{method} chose the uniform draw's landmarks"
+        );
+    }
 
     let idx: String = (0..120).step_by(4).map(|i| format!("{i}\n")).collect();
     write(&fx.path("idx.csv"), format!("index\n{idx}"));
@@ -795,6 +812,7 @@ fn help_is_complete() {
                 "--standardize",
                 "--nystrom",
                 "--seed",
+                "--landmark-method",
                 "--landmarks",
                 "--solver",
                 "--false-alarm-rate",
