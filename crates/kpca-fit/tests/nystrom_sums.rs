@@ -1,6 +1,7 @@
 //! The Nyström fit as mergeable sums (`NystromSums`): any split of the rows,
 //! updated in chunks of any size and merged in any order, gives the one-pass
-//! result; one update over all rows gives the library's own Nyström fit.
+//! result; one update over all rows gives the library's own Nyström fit (to
+//! the rounding of its parallel sums).
 
 use kpca_fit::{Dataset, FitError, KernelPca, KernelSpec, Nystrom, NystromSums};
 
@@ -129,7 +130,8 @@ fn one_update_is_the_librarys_nystrom_fit() {
     let mut sums = NystromSums::new(&kernel, &rows(&landmarks, d)).expect("sums");
     sums.update(&rows(&x, d)).expect("update");
     let solution = sums.finish(k).expect("finish");
-    assert_eq!(solution.eigenvalues(), fitted.eigenvalues());
+    // The same code; parallel sums may split differently from run to run.
+    assert!(rel_err(solution.eigenvalues(), fitted.eigenvalues()) <= 1e-12);
     let test = rows(&mixture(100, d, 11), d);
     let (scores, anomaly) = solution.transform_and_score(&test).expect("score");
     assert!(score_err(&scores, &fitted.transform(&test).expect("transform"), k) <= 1e-12);
