@@ -98,7 +98,9 @@ pub(crate) fn fit(
     }
     let mut sums = NystromSums::with_points(train.kernel, points, d)?;
     sums.add(&train.z)?;
-    let solved = Solved::new(&sums, k, p.pinv_rtol)?;
+    // K_mm is not needed past the solve: handed over, not copied.
+    let kmm = std::mem::take(&mut sums.kmm);
+    let solved = Solved::new(&sums, kmm, k, p.pinv_rtol)?;
     let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k); // V_k, r x k
     let lm = &sums.lm;
     let (scores, t) = scores_and_t(&train.kernel, lm, &solved, vk, &train.z)?;
@@ -144,10 +146,17 @@ pub(crate) struct Solved {
 }
 
 impl Solved {
-    /// From the sums over the n training rows, for k components.
-    pub fn new(sums: &NystromSums, k: usize, pinv_rtol: f64) -> Result<Solved, FitError> {
+    /// From the sums over the n training rows and their K_mm (`kmm`,
+    /// consumed: the fit hands over its own, `finish` a copy), for k
+    /// components.
+    pub fn new(
+        sums: &NystromSums,
+        kmm: Vec<f64>,
+        k: usize,
+        pinv_rtol: f64,
+    ) -> Result<Solved, FitError> {
         let moments = sums.moments()?;
-        let whitening = Whitening::new(sums.kmm.clone(), &moments.n_mean, pinv_rtol)?;
+        let whitening = Whitening::new(kmm, &moments.n_mean, pinv_rtol)?;
         let mut warnings = Vec::new();
         let (negative_kmm, negative_centred_kmm) = whitening.negative;
         if negative_kmm + negative_centred_kmm > 0 {

@@ -197,7 +197,7 @@ impl NystromSums {
         if n_components == 0 {
             return Err(FitError::ZeroComponents);
         }
-        let solved = Solved::new(self, n_components, DEFAULT_PINV_RTOL)?;
+        let solved = Solved::new(self, self.kmm.clone(), n_components, DEFAULT_PINV_RTOL)?;
         Ok(NystromSolution {
             kernel: self.kernel,
             lm: self.lm.clone(),

@@ -539,12 +539,35 @@ impl<'a> ModelRef<'a> {
             w.f32s(r.weights);
             w.f32s(r.intercept);
         }
-        let crc = crc32(out.get(..total - CRC_LEN).unwrap_or(&[]));
-        if let Some(dst) = out.get_mut(total - CRC_LEN..) {
-            dst.copy_from_slice(&crc.to_le_bytes());
-        }
+        seal(out);
         Ok(total)
     }
+}
+
+/// Byte offset of the anomaly threshold (f32) in the header.
+pub(crate) const THRESHOLD_OFFSET: usize = 40;
+
+/// Writes the CRC-32 of every byte of `blob` but the last four into those
+/// four (nothing for a buffer shorter than the CRC).
+pub(crate) fn seal(blob: &mut [u8]) {
+    let Some(body) = blob.len().checked_sub(CRC_LEN) else {
+        return;
+    };
+    let crc = crc32(blob.get(..body).unwrap_or(&[]));
+    if let Some(dst) = blob.get_mut(body..) {
+        dst.copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Sets the threshold of a valid blob in place and seals it again.
+pub(crate) fn rewrite_threshold(blob: &mut [u8], threshold: f32) {
+    if blob.len() < HEADER_LEN + CRC_LEN {
+        return;
+    }
+    if let Some(dst) = blob.get_mut(THRESHOLD_OFFSET..THRESHOLD_OFFSET + 4) {
+        dst.copy_from_slice(&threshold.to_le_bytes());
+    }
+    seal(blob);
 }
 
 /// Little-endian writer over a buffer of exactly the right length.

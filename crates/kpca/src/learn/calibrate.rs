@@ -2,15 +2,9 @@
 //! quantile at 1 - rate, and its recalibration in a writable blob without a
 //! refit.
 
-use crate::crc32::crc32;
 use crate::error::Error;
-use crate::format::HEADER_LEN;
+use crate::format::rewrite_threshold;
 use crate::model::ModelRef;
-
-/// Byte offset of the threshold (f32) in the blob header.
-const THRESHOLD_OFFSET: usize = 40;
-/// Bytes of the CRC-32 at the blob's end.
-const CRC_LEN: usize = 4;
 
 /// Checks a false-alarm rate: finite and strictly between 0 and 1.
 pub(crate) fn check_rate(rate: f32) -> Result<(), Error> {
@@ -90,22 +84,6 @@ pub(crate) fn threshold_of(scores: &mut [f32], rate: f32) -> f32 {
     }
 }
 
-/// Writes `threshold` into the header of the valid blob `blob` and updates its
-/// CRC-32.
-pub(crate) fn write_threshold(blob: &mut [u8], threshold: f32) {
-    if blob.len() < HEADER_LEN + CRC_LEN {
-        return;
-    }
-    if let Some(dst) = blob.get_mut(THRESHOLD_OFFSET..THRESHOLD_OFFSET + 4) {
-        dst.copy_from_slice(&threshold.to_le_bytes());
-    }
-    let body = blob.len() - CRC_LEN;
-    let crc = crc32(blob.get(..body).unwrap_or(&[]));
-    if let Some(dst) = blob.get_mut(body..) {
-        dst.copy_from_slice(&crc.to_le_bytes());
-    }
-}
-
 /// Sets a new anomaly threshold in a writable model blob without refitting:
 /// the (1 - `false_alarm_rate`) quantile of the anomaly scores of the
 /// row-major vectors `normals` (each of the model's dimension d), for a site
@@ -133,7 +111,7 @@ pub fn recalibrate(
         false_alarm_rate,
         scratch,
     )?;
-    write_threshold(blob, threshold);
+    rewrite_threshold(blob, threshold);
     Ok(threshold)
 }
 

@@ -147,10 +147,10 @@ pub fn fit_sizes(n: usize, d: usize, params: &FitParams) -> Result<FitSizes, Err
     let len = n.checked_mul(d).ok_or(Error::DimensionTooLarge)?;
     check_shape(len, d, params)?;
     let k = params.n_components;
-    let words = n
-        .checked_mul(n)
-        .and_then(|nn| nn.checked_add(n.checked_mul(d + k + 6)?))
-        .and_then(|w| w.checked_add(2 * d + 2 * k))
+    let words = part_lengths(n, d, k)
+        .ok_or(Error::DimensionTooLarge)?
+        .iter()
+        .try_fold(0usize, |total, &len| total.checked_add(len))
         .ok_or(Error::DimensionTooLarge)?;
     let model_bytes =
         blob_len_for(d, n, k, has_input_map(params)).ok_or(Error::DimensionTooLarge)?;
@@ -158,6 +158,28 @@ pub fn fit_sizes(n: usize, d: usize, params: &FitParams) -> Result<FitSizes, Err
         workspace_floats: words,
         model_bytes,
     })
+}
+
+/// The floats of each part of the workspace, in the order of [`Workspace`]:
+/// kmat n², points n d, a n k, then six n-vectors (norms, c, row_means,
+/// diag, sub, tmp), mean and inv_std d each, b and eigenvalues k each; `None`
+/// when a length overflows.
+fn part_lengths(n: usize, d: usize, k: usize) -> Option<[usize; 13]> {
+    Some([
+        n.checked_mul(n)?,
+        n.checked_mul(d)?,
+        n.checked_mul(k)?,
+        n,
+        n,
+        n,
+        n,
+        n,
+        n,
+        d,
+        d,
+        k,
+        k,
+    ])
 }
 
 /// The workspace, cut into its parts.
@@ -191,21 +213,23 @@ fn take<'w>(rest: &mut &'w mut [f32], len: usize) -> Result<&'w mut [f32], Error
 impl<'w> Workspace<'w> {
     /// The parts for n vectors of dimension d and k components.
     fn split(ws: &'w mut [f32], n: usize, d: usize, k: usize) -> Result<Self, Error> {
+        let [kmat, points, a, norms, c, row_means, diag, sub, tmp, mean, inv_std, b, eigenvalues] =
+            part_lengths(n, d, k).ok_or(Error::DimensionTooLarge)?;
         let mut rest = ws;
         Ok(Workspace {
-            kmat: take(&mut rest, n * n)?,
-            points: take(&mut rest, n * d)?,
-            a: take(&mut rest, n * k)?,
-            norms: take(&mut rest, n)?,
-            c: take(&mut rest, n)?,
-            row_means: take(&mut rest, n)?,
-            diag: take(&mut rest, n)?,
-            sub: take(&mut rest, n)?,
-            tmp: take(&mut rest, n)?,
-            mean: take(&mut rest, d)?,
-            inv_std: take(&mut rest, d)?,
-            b: take(&mut rest, k)?,
-            eigenvalues: take(&mut rest, k)?,
+            kmat: take(&mut rest, kmat)?,
+            points: take(&mut rest, points)?,
+            a: take(&mut rest, a)?,
+            norms: take(&mut rest, norms)?,
+            c: take(&mut rest, c)?,
+            row_means: take(&mut rest, row_means)?,
+            diag: take(&mut rest, diag)?,
+            sub: take(&mut rest, sub)?,
+            tmp: take(&mut rest, tmp)?,
+            mean: take(&mut rest, mean)?,
+            inv_std: take(&mut rest, inv_std)?,
+            b: take(&mut rest, b)?,
+            eigenvalues: take(&mut rest, eigenvalues)?,
         })
     }
 }
@@ -253,7 +277,7 @@ pub fn fit(
     let model = ModelRef::from_bytes(out)?;
     model.anomaly_score_batch(x, scores)?;
     let threshold = calibrate::threshold_of(scores, params.false_alarm_rate);
-    calibrate::write_threshold(out, threshold);
+    crate::format::rewrite_threshold(out, threshold);
     Ok(FitReport {
         model_len: sizes.model_bytes,
         threshold,
