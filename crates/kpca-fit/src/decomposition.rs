@@ -125,7 +125,8 @@ impl Decomposition {
         // An eigenvalue over n (one self term per training row) is the
         // variance of its score column.
         let n = self_terms.len() as f64;
-        let curve = reconstruction_curve(spectrum.values(), &self_terms, n);
+        let mean_self = self_terms.iter().sum::<f64>() / n;
+        let curve = reconstruction_curve(spectrum.values(), mean_self, n);
         let core = FitCore {
             points,
             comp,
@@ -180,7 +181,7 @@ pub(crate) fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f
 /// finite and within (0, 1]. Sums are scaled by the largest kept eigenvalue: the
 /// eigenvalues can be finite while their sum overflows (kernel values near
 /// f64::MAX). Returns the ratios and the total (infinite when it overflows).
-fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> (Vec<f64>, f64) {
+pub(crate) fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> (Vec<f64>, f64) {
     let values = spectrum.values();
     let scale = values.first().copied().filter(|v| *v > 0.0).unwrap_or(1.0);
     let total = match spectrum.all() {
@@ -200,10 +201,10 @@ fn explained_variance_ratio(spectrum: &Spectrum, self_terms: &[f64]) -> (Vec<f64
 }
 
 /// Entry q - 1: the mean training anomaly score when keeping the first q
-/// components, mean(self terms) minus the variances of the first q score columns
-/// (eigenvalue / `per_point`).
-fn reconstruction_curve(values: &[f64], self_terms: &[f64], per_point: f64) -> Vec<f64> {
-    let mut remaining = self_terms.iter().sum::<f64>() / self_terms.len() as f64;
+/// components, the mean self term `mean_self` minus the variances of the
+/// first q score columns (eigenvalue / `per_point`).
+pub(crate) fn reconstruction_curve(values: &[f64], mean_self: f64, per_point: f64) -> Vec<f64> {
+    let mut remaining = mean_self;
     values
         .iter()
         .map(|mu| {
@@ -262,7 +263,7 @@ mod tests {
 
     #[test]
     fn the_curve_subtracts_each_score_variance_from_the_mean_self_term() {
-        let curve = reconstruction_curve(&[4.0, 2.0], &[3.0, 5.0], 2.0);
+        let curve = reconstruction_curve(&[4.0, 2.0], 4.0, 2.0);
         assert_eq!(curve, [2.0, 1.0]);
     }
 }

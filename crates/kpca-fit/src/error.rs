@@ -83,6 +83,22 @@ pub enum FitError {
     SingularLandmarks,
     /// Nyström sums to merge were taken with another kernel or other landmarks.
     SumsMismatch,
+    /// A streamed fit was asked for without Nyström (a full fit needs every
+    /// row at once).
+    StreamNeedsNystrom,
+    /// The row source gave other rows on a later pass than on its first.
+    SourceChanged {
+        /// Rows of the first pass.
+        expected: usize,
+        /// Rows of the later pass.
+        got: usize,
+    },
+    /// What was asked for needs the training scores, which a streamed fit
+    /// does not keep.
+    RowsNotKept {
+        /// What was asked for.
+        what: &'static str,
+    },
     /// A numeric option is out of its range (name and value).
     BadOption {
         /// Option name.
@@ -319,6 +335,20 @@ impl FitError {
             FitError::SumsMismatch => write!(
                 f,
                 "the Nystrom sums to merge were taken with another kernel or other landmarks"
+            ),
+            FitError::StreamNeedsNystrom => write!(
+                f,
+                "a streamed fit needs Nystrom landmarks: a full fit holds every row at once"
+            ),
+            FitError::SourceChanged { expected, got } => write!(
+                f,
+                "the training rows changed while they were read: {got} rows on a later pass, \
+                 {expected} on the first"
+            ),
+            FitError::RowsNotKept { what } => write!(
+                f,
+                "{what} needs the training scores, which a streamed fit does not keep: fit \
+                 again with the data in memory"
             ),
             FitError::SingularLandmarks => write!(
                 f,

@@ -185,6 +185,9 @@ pub struct FittedKpca {
     pub(crate) false_alarm_rate: f64,
     pub(crate) threshold: f64,
     pub(crate) warnings: Vec<FitWarning>,
+    /// Whether the training scores are kept (false after a streamed fit,
+    /// [`crate::stream`]).
+    pub(crate) rows_kept: bool,
     /// The learned pre-image map, once fitted ([`FittedKpca::fit_inverse_transform`]).
     pub(crate) preimage: Option<crate::preimage::PreImageMap>,
     /// The regression head, once fitted ([`FittedKpca::fit_regression`]).
@@ -258,6 +261,7 @@ impl FittedKpca {
             false_alarm_rate,
             threshold,
             warnings,
+            rows_kept: true,
             preimage: None,
             regression: None,
         })
@@ -324,11 +328,20 @@ impl FittedKpca {
     pub fn explained_variance_ratio(&self) -> &[f64] {
         &self.core.explained_variance_ratio
     }
-    /// Training scores, row-major n x k (scikit-learn's `fit_transform`).
+    /// Training scores, row-major n x k (scikit-learn's `fit_transform`);
+    /// empty after a streamed fit ([`FittedKpca::rows_kept`]).
     pub fn train_scores(&self) -> &[f64] {
         &self.core.train_scores
     }
-    /// Anomaly score e(x_j) of each training point (DESIGN.md section 2).
+    /// Whether the fit kept the training scores and anomaly scores: true
+    /// for a fit of a [`Dataset`], false for a streamed fit
+    /// ([`crate::stream::fit_nystrom`]), which reads its rows and keeps only
+    /// what the model needs.
+    pub fn rows_kept(&self) -> bool {
+        self.rows_kept
+    }
+    /// Anomaly score e(x_j) of each training point (DESIGN.md section 2);
+    /// empty after a streamed fit ([`FittedKpca::rows_kept`]).
     pub fn train_anomaly_scores(&self) -> &[f64] {
         &self.core.train_anomaly
     }
@@ -347,8 +360,15 @@ impl FittedKpca {
     pub fn false_alarm_rate(&self) -> f64 {
         self.false_alarm_rate
     }
-    /// Sets another false-alarm rate and recomputes the threshold. Rate in (0, 1).
+    /// Sets another false-alarm rate and recomputes the threshold. Rate in
+    /// (0, 1); [`FitError::RowsNotKept`] after a streamed fit (the threshold
+    /// of another rate needs the training anomaly scores).
     pub fn set_false_alarm_rate(&mut self, rate: f64) -> Result<(), FitError> {
+        if !self.rows_kept {
+            return Err(FitError::RowsNotKept {
+                what: "another false-alarm rate",
+            });
+        }
         if !(rate > 0.0 && rate < 1.0) {
             return Err(FitError::BadOption {
                 name: "false_alarm_rate",

@@ -88,30 +88,56 @@ pub(crate) fn rp_cholesky(
     let n = z.len() / d.max(1);
     check_count(m, n)?;
     let mut rng = SeededRng::seed_from_u64(seed);
-    let pool_size = n.min(m.saturating_mul(RPC_POOL_PER_LANDMARK));
-    let pool = if pool_size == n {
-        (0..n).collect()
-    } else {
-        sample_landmarks(&mut rng, n, pool_size)?
-    };
+    let pool = candidate_pool(&mut rng, n, m)?;
     let points: Vec<f64> = pool
         .iter()
         .flat_map(|&i| z[i * d..(i + 1) * d].iter().copied())
         .collect();
-    let sq = sq_norms(&points, d.max(1));
+    rp_cholesky_in_pool(&points, &pool, d, kernel, m, &mut rng)
+}
+
+/// The candidate rows of a pivoted-Cholesky (or streamed) landmark choice of
+/// m among n rows: every row when there are at most
+/// [`RPC_POOL_PER_LANDMARK`] m, else that many drawn uniformly from `rng`.
+pub(crate) fn candidate_pool(
+    rng: &mut SeededRng,
+    n: usize,
+    m: usize,
+) -> Result<Vec<usize>, FitError> {
+    let pool_size = n.min(m.saturating_mul(RPC_POOL_PER_LANDMARK));
+    if pool_size == n {
+        Ok((0..n).collect())
+    } else {
+        sample_landmarks(rng, n, pool_size)
+    }
+}
+
+/// Randomly pivoted Cholesky on the rows `points` (row-major, d columns) of
+/// the candidate rows `pool`, continuing `rng`: m pivots, returned as
+/// entries of `pool`, sorted ascending.
+pub(crate) fn rp_cholesky_in_pool(
+    points: &[f64],
+    pool: &[usize],
+    d: usize,
+    kernel: &Kernel64,
+    m: usize,
+    rng: &mut SeededRng,
+) -> Result<Vec<usize>, FitError> {
+    check_count(m, pool.len())?;
+    let sq = sq_norms(points, d.max(1));
     let p = pool.len();
     let mut residual: Vec<f64> = sq.iter().map(|&s| kernel.self_eval(s)).collect();
     let mut factor: Vec<Vec<f64>> = Vec::with_capacity(m); // columns of F, each p long
     let mut chosen: Vec<usize> = Vec::with_capacity(m);
     while chosen.len() < m {
-        let Some(piv) = draw(&mut rng, &residual) else {
+        let Some(piv) = draw(rng, &residual) else {
             let mut in_pool: Vec<usize> = chosen.clone();
             fill_in_order(&mut in_pool, p, m);
             chosen = in_pool;
             break;
         };
         let pivot_point = &points[piv * d..(piv + 1) * d];
-        let mut g = cross_kernel(kernel, pivot_point, &sq[piv..piv + 1], &points, d)?;
+        let mut g = cross_kernel(kernel, pivot_point, &sq[piv..piv + 1], points, d)?;
         for col in &factor {
             let f = col[piv];
             g.iter_mut().zip(col).for_each(|(gi, ci)| *gi -= ci * f);

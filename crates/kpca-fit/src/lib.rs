@@ -86,6 +86,7 @@ pub mod preimage;
 pub mod regression;
 mod rng;
 mod simd;
+pub mod stream;
 mod symprod;
 mod vexp;
 mod warning;

@@ -34,8 +34,14 @@ impl RegressionHead {
 impl FittedKpca {
     /// Fits the regression head on `targets`, one row per training row (in
     /// the training order) and 1 to [`kpca::MAX_TARGETS`] columns
-    /// ([`FitError::BadTargets`] otherwise), replacing any earlier one.
+    /// ([`FitError::BadTargets`] otherwise), replacing any earlier one;
+    /// [`FitError::RowsNotKept`] after a streamed fit.
     pub fn fit_regression(&mut self, targets: &Dataset<'_>) -> Result<(), FitError> {
+        if !self.rows_kept {
+            return Err(FitError::RowsNotKept {
+                what: "a regression head",
+            });
+        }
         let t = targets.n_features();
         if targets.n_rows() != self.n_train || t == 0 || t > kpca::MAX_TARGETS {
             return Err(FitError::BadTargets {

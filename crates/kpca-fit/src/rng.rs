@@ -141,15 +141,21 @@ pub fn sample_landmarks<R: Rng + ?Sized>(
             n_components: None,
         });
     }
-    let mut pool: Vec<usize> = (0..n).collect();
+    // A partial Fisher-Yates shuffle of 0..n in which only the moved
+    // positions are stored: O(m) memory whatever n (a streamed fit draws its
+    // landmarks from 10^7 rows and more), the same draws as the full shuffle.
+    let mut moved: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut chosen = Vec::with_capacity(m);
     for i in 0..m {
         let remaining = (n - i) as u64;
         let j = i + below(rng, remaining) as usize;
-        pool.swap(i, j);
+        let at_j = moved.get(&j).copied().unwrap_or(j);
+        let at_i = moved.get(&i).copied().unwrap_or(i);
+        moved.insert(j, at_i);
+        chosen.push(at_j);
     }
-    pool.truncate(m);
-    pool.sort_unstable();
-    Ok(pool)
+    chosen.sort_unstable();
+    Ok(chosen)
 }
 
 #[cfg(test)]
@@ -163,6 +169,23 @@ mod tests {
         let mut r = SeededRng { s: [1, 2, 3, 4] };
         let first: Vec<u64> = (0..3).map(|_| r.step()).collect();
         assert_eq!(first, vec![11520, 0, 1509978240]);
+    }
+
+    /// The sparse shuffle against the whole-pool shuffle it replaces.
+    #[test]
+    fn sparse_sampling_draws_what_the_whole_pool_shuffle_draws() {
+        for (n, m, seed) in [(10, 10, 1), (100, 7, 2), (5000, 300, 3), (1, 1, 4)] {
+            let mut rng = SeededRng::seed_from_u64(seed);
+            let mut pool: Vec<usize> = (0..n).collect();
+            for i in 0..m {
+                let j = i + below(&mut rng, (n - i) as u64) as usize;
+                pool.swap(i, j);
+            }
+            pool.truncate(m);
+            pool.sort_unstable();
+            let mut rng = SeededRng::seed_from_u64(seed);
+            assert_eq!(sample_landmarks(&mut rng, n, m).expect("m <= n"), pool);
+        }
     }
 
     #[test]

@@ -1,0 +1,195 @@
+//! The last pass of a streamed fit: what the training scores decide without
+//! being kept. scikit-learn's sign rule needs each score column's entry of
+//! largest absolute value, the threshold the upper tail of the anomaly
+//! scores, the reconstruction-error curve the mean self term.
+
+use crate::FitError;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::vec;
+use std::vec::Vec;
+
+/// An f64 ordered by `total_cmp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ordered(f64);
+
+impl Eq for Ordered {}
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The `keep` largest of the values seen (a min-heap of them).
+#[derive(Clone, Debug)]
+pub(crate) struct TopValues {
+    keep: usize,
+    heap: BinaryHeap<Reverse<Ordered>>,
+}
+
+impl TopValues {
+    /// Keeps the `keep` largest values.
+    pub fn new(keep: usize) -> Self {
+        TopValues {
+            keep,
+            heap: BinaryHeap::with_capacity(keep.min(1 << 20)),
+        }
+    }
+
+    /// Offers one value.
+    pub fn push(&mut self, v: f64) {
+        if self.heap.len() < self.keep {
+            self.heap.push(Reverse(Ordered(v)));
+        } else if let Some(mut low) = self.heap.peek_mut() {
+            if Ordered(v) > low.0 {
+                *low = Reverse(Ordered(v));
+            }
+        }
+    }
+
+    /// The kept values, ascending.
+    pub fn ascending(&self) -> Vec<f64> {
+        let mut v: Vec<f64> = self.heap.iter().map(|r| r.0 .0).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+}
+
+/// What numpy's linear quantile at `q` of n values needs: the values from
+/// sorted position floor(q (n - 1)) on.
+pub(crate) fn tail_length(n: usize, q: f64) -> usize {
+    let lo = (q * n.saturating_sub(1) as f64).floor() as usize;
+    n.saturating_sub(lo).max(1)
+}
+
+/// numpy's linear quantile at `q` of `n` values from their `tail`, the
+/// [`tail_length`] largest ascending: the arithmetic of
+/// [`crate::quantile`], so the streamed threshold is the in-memory one.
+pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> {
+    if n == 0 || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let pos = q * (n - 1) as f64;
+    let lo = pos.floor() as usize;
+    let frac = pos - lo as f64;
+    let first = n.checked_sub(tail.len())?;
+    let a = *tail.get(lo.checked_sub(first)?)?;
+    let b = if lo + 1 < n {
+        *tail.get(lo + 1 - first)?
+    } else {
+        a
+    };
+    Some(a + frac * (b - a))
+}
+
+/// The score pass's summary over the rows seen so far, in order.
+#[derive(Clone, Debug)]
+pub(crate) struct ScoreSummary {
+    k: usize,
+    n: usize,
+    /// Per score column: the largest |value| so far and the sign of its
+    /// first occurrence.
+    best: Vec<(f64, f64)>,
+    self_sum: f64,
+    tail: TopValues,
+}
+
+impl ScoreSummary {
+    /// For k components over `n_total` rows, with the threshold at quantile
+    /// `q` of the anomaly scores.
+    pub fn new(k: usize, n_total: usize, q: f64) -> Self {
+        ScoreSummary {
+            k,
+            n: 0,
+            best: vec![(0.0, 1.0); k],
+            self_sum: 0.0,
+            tail: TopValues::new(tail_length(n_total, q)),
+        }
+    }
+
+    /// Adds rows: their scores (rows x k, row-major, signs as solved) and
+    /// their self terms k(x, x) - 2 c'k_x + s. [`FitError::NonFiniteKernel`]
+    /// for a score that is not finite.
+    pub fn update(&mut self, scores: &[f64], self_terms: &[f64]) -> Result<(), FitError> {
+        let k = self.k.max(1);
+        for (y, &e0) in scores.chunks_exact(k).zip(self_terms) {
+            let mut sum_sq = 0.0;
+            for (best, &v) in self.best.iter_mut().zip(y) {
+                if v.abs() > best.0 {
+                    *best = (v.abs(), if v < 0.0 { -1.0 } else { 1.0 });
+                }
+                sum_sq += v * v;
+            }
+            let e = e0 - sum_sq;
+            if !(e.is_finite() && e0.is_finite() && sum_sq.is_finite()) {
+                return Err(FitError::NonFiniteKernel);
+            }
+            self.self_sum += e0;
+            self.tail.push(e);
+        }
+        self.n += self_terms.len();
+        Ok(())
+    }
+
+    /// Rows summarised.
+    pub fn n_rows(&self) -> usize {
+        self.n
+    }
+
+    /// The factor (+1 or -1) of each score column under scikit-learn's sign
+    /// rule (see `decomposition::sign_rule`).
+    pub fn signs(&self) -> Vec<f64> {
+        self.best.iter().map(|b| b.1).collect()
+    }
+
+    /// The mean self term (the mean anomaly score with no component kept).
+    pub fn mean_self_term(&self) -> f64 {
+        self.self_sum / self.n as f64
+    }
+
+    /// numpy's linear quantile at `q` of the anomaly scores (the q given to
+    /// [`ScoreSummary::new`], over the n_total rows it was given).
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        quantile_from_tail(&self.tail.ascending(), self.n, q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quantile;
+
+    #[test]
+    fn the_tail_gives_numpys_quantile_exactly() {
+        let values: Vec<f64> = (0..997).map(|i| ((i * 7919) % 997) as f64 * 0.37).collect();
+        for q in [0.0, 0.01, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0] {
+            let mut top = TopValues::new(tail_length(values.len(), q));
+            values.iter().for_each(|&v| top.push(v));
+            let got = quantile_from_tail(&top.ascending(), values.len(), q);
+            assert_eq!(got, quantile(&values, q), "q = {q}");
+        }
+        // One value, and a tail shorter than needed (refused, not misread).
+        assert_eq!(quantile_from_tail(&[3.0], 1, 0.99), Some(3.0));
+        assert_eq!(quantile_from_tail(&[3.0], 10, 0.5), None);
+    }
+
+    #[test]
+    fn the_summary_keeps_the_sign_of_each_columns_first_largest_entry() {
+        let mut s = ScoreSummary::new(2, 4, 0.5);
+        s.update(&[0.5, -1.0, -2.0, 0.1], &[9.0, 9.0])
+            .expect("finite");
+        s.update(&[2.0, 1.0, 0.0, 0.0], &[9.0, 9.0])
+            .expect("finite");
+        assert_eq!(s.signs(), [-1.0, -1.0]);
+        assert_eq!(s.mean_self_term(), 9.0);
+        let e = [9.0 - 1.25, 9.0 - 4.01, 9.0 - 5.0, 9.0];
+        assert_eq!(s.quantile(0.5), quantile(&e, 0.5));
+        let err = s.update(&[f64::NAN, 0.0], &[1.0]).unwrap_err();
+        assert_eq!(err, FitError::NonFiniteKernel);
+    }
+}
