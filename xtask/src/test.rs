@@ -11,7 +11,7 @@ struct Step {
     run: fn() -> Result,
 }
 
-const STEPS: [Step; 12] = [
+const STEPS: [Step; 13] = [
     Step {
         name: "deps",
         what: "toolchain and packages: rustup components (rustfmt, clippy) and targets, \
@@ -57,6 +57,12 @@ const STEPS: [Step; 12] = [
         what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, quick cost, \
                the other emulated MCUs",
         run: || firmware::test(&[("c-firmware", "tests/firmware_qemu.rs ran in the unit step")]),
+    },
+    Step {
+        name: "stream",
+        what: "a streamed Nystrom fit (kpca fit --stream) of a 366 MiB file within 128 MiB of \
+               resident memory (scripts/stream-fit.py --check-rss)",
+        run: stream,
     },
     Step {
         name: "clib",
@@ -142,6 +148,23 @@ fn python() -> Result {
     run(std::process::Command::new("python3")
         .args(["-m", "pytest", "-q", "python/tests"])
         .env("KPCA_REQUIRE_FIRMWARE_TOOLS", "1"))
+}
+
+/// The streamed fit holds no data: 3 x 10^6 rows of 16 f64 (366 MiB) fitted
+/// within 128 MiB (the script builds the release kpca binary, which the
+/// firmware step already built).
+fn stream() -> Result {
+    run(std::process::Command::new("python3")
+        .arg("scripts/stream-fit.py")
+        .args([
+            "--rows",
+            "3000000",
+            "--landmarks",
+            "200",
+            "--components",
+            "4",
+        ])
+        .args(["--check-rss", "128"]))
 }
 
 fn no_std() -> Result {

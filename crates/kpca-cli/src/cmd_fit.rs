@@ -14,7 +14,7 @@ use crate::table::{read_indices, read_table, Source, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
     Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
-    SolverReport,
+    SolverReport, ValidKernelPcaParams,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -237,6 +237,12 @@ pub struct FitArgs {
         allow_negative_numbers = true
     )]
     pub bound_confidence: Option<f64>,
+    /// Read the training file in chunks instead of holding it (Nyström only;
+    /// four passes over the file, memory O(M^2 + chunk x M); no hints, no
+    /// --target). On by itself for a Nyström fit of a file over 256 MiB
+    /// [default: off].
+    #[arg(long)]
+    pub stream: bool,
     /// Print no report and no hints, only warnings and errors [default: off].
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -272,7 +278,7 @@ fn with_spinner<T>(message: String, work: impl FnOnce() -> T) -> T {
 
 /// The fit's errors, worded with the flags (the checks before the fit leave
 /// only those that depend on the fit itself).
-fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
+pub(crate) fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
     match e {
         FitError::TooManyComponents {
             requested,
@@ -318,7 +324,7 @@ fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
 
 /// The error of a fitted model that does not fit the f32 device model (the
 /// input values were checked: kernel values or coefficients overflow f32).
-fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
+pub(crate) fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
     let change = match args.kernel {
         KernelArg::Poly => "use a smaller --gamma or --degree",
         KernelArg::Linear | KernelArg::Cosine => "rescale the data",
@@ -339,7 +345,7 @@ fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
 }
 
 /// Reads and checks the `--landmarks` file.
-fn read_landmarks(args: &FitArgs) -> CliResult<Option<Vec<usize>>> {
+pub(crate) fn read_landmarks(args: &FitArgs) -> CliResult<Option<Vec<usize>>> {
     let Some(path) = &args.landmarks else {
         return Ok(None);
     };
@@ -348,13 +354,13 @@ fn read_landmarks(args: &FitArgs) -> CliResult<Option<Vec<usize>>> {
     Ok(Some(idx))
 }
 
-/// Fits with the given parameters, reporting progress on a terminal.
-fn fit_table(
+/// The checked fit parameters of the arguments (`name`: the input, for
+/// messages).
+pub(crate) fn fit_params(
     args: &FitArgs,
-    table: &Table<f64>,
     landmarks: Option<Vec<usize>>,
-) -> CliResult<FittedKpca> {
-    let name = &table.name;
+    name: &str,
+) -> CliResult<ValidKernelPcaParams> {
     let mut params = KernelPca::params()
         .kernel(kernel_spec(args))
         .n_components(args.components)
@@ -372,7 +378,17 @@ fn fit_table(
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
     }
-    let valid = params.check().map_err(|e| fit_failure(e, args, name))?;
+    params.check().map_err(|e| fit_failure(e, args, name))
+}
+
+/// Fits with the given parameters, reporting progress on a terminal.
+fn fit_table(
+    args: &FitArgs,
+    table: &Table<f64>,
+    landmarks: Option<Vec<usize>>,
+) -> CliResult<FittedKpca> {
+    let name = &table.name;
+    let valid = fit_params(args, landmarks, name)?;
     let data = Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, name))?;
     let method = match (&args.nystrom, &args.landmarks) {
         (Some(m), _) => format!("Nyström, {m} landmarks"),
@@ -455,7 +471,7 @@ fn report_head(fitted: &FittedKpca) -> Vec<String> {
 }
 
 /// The fit report (eigenvalues, explained variance, threshold), line by line.
-fn report_lines(fitted: &FittedKpca) -> Vec<String> {
+pub(crate) fn report_lines(fitted: &FittedKpca) -> Vec<String> {
     let mut lines = report_head(fitted);
     let label = match fitted.method() {
         Method::Full => "eigenvalues (of the centred kernel matrix)",
@@ -562,7 +578,7 @@ fn fit_hints(
 }
 
 /// The report line of the model's optional sections, if it has any.
-fn sections_line(fitted: &FittedKpca) -> Option<String> {
+pub(crate) fn sections_line(fitted: &FittedKpca) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(map) = fitted.preimage_map() {
         parts.push(format!(
@@ -583,6 +599,36 @@ fn sections_line(fitted: &FittedKpca) -> Option<String> {
     (!parts.is_empty()).then(|| format!("sections: {}", parts.join(", ")))
 }
 
+/// The warnings and the report of a fit whose model `blob` was written.
+pub(crate) fn print_report(
+    args: &FitArgs,
+    console: &Console,
+    fitted: &FittedKpca,
+    blob: &[u8],
+) -> CliResult<()> {
+    for w in fitted.warnings() {
+        console.warning(&w.to_string());
+    }
+    for line in report_lines(fitted) {
+        console.report(&line)?;
+    }
+    console.report(&format!(
+        "model: {} ({} bytes: d = {}, m = {} stored points, k = {})",
+        output_name(&args.output),
+        blob.len(),
+        fitted.n_features(),
+        fitted.n_points(),
+        fitted.n_components()
+    ))?;
+    if let Some(line) = sections_line(fitted) {
+        console.report(&line)?;
+    }
+    if let Some(path) = &args.report {
+        console.report(&format!("report: {}", output_name(path)))?;
+    }
+    Ok(())
+}
+
 /// Runs `kpca fit`.
 pub fn run(args: &FitArgs) -> CliResult<()> {
     // The report moves to stderr when the model or the JSON report is on stdout.
@@ -591,6 +637,9 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let start = Instant::now();
     fit_checks::check_flags(args, &console)?;
     fit_heads::check_flags(args)?;
+    if crate::cmd_fit_stream::streams(args)? {
+        return crate::cmd_fit_stream::run(args, &console, start);
+    }
     let landmarks = read_landmarks(args)?;
     let table = read_table::<f64>(&args.input)?;
     let stats = ColumnStats::of(&table);
@@ -607,27 +656,8 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     write_output(&args.output, &blob)?;
     let train =
         Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
-    fit_heads::write_report(args, &fitted, &train)?;
-    for w in fitted.warnings() {
-        console.warning(&w.to_string());
-    }
-    for line in report_lines(&fitted) {
-        console.report(&line)?;
-    }
-    console.report(&format!(
-        "model: {} ({} bytes: d = {}, m = {} stored points, k = {})",
-        output_name(&args.output),
-        blob.len(),
-        fitted.n_features(),
-        fitted.n_points(),
-        fitted.n_components()
-    ))?;
-    if let Some(line) = sections_line(&fitted) {
-        console.report(&line)?;
-    }
-    if let Some(path) = &args.report {
-        console.report(&format!("report: {}", output_name(path)))?;
-    }
+    fit_heads::write_report(args, &fitted, Some(&train))?;
+    print_report(args, &console, &fitted, &blob)?;
     console.report(&format!(
         "time: {:.3} s (read {:.3} s, fit {:.3} s)",
         start.elapsed().as_secs_f64(),

@@ -390,7 +390,7 @@ fn check_landmarks_in_range(
 
 /// Checks every value against the f32 range and, without standardisation,
 /// every row's squared norm (the device computes both in f32).
-fn check_f32_range(table: &Table<f64>, standardize: bool) -> CliResult<()> {
+pub fn check_f32_range(table: &Table<f64>, standardize: bool) -> CliResult<()> {
     let max = f64::from(f32::MAX);
     for (r, row) in table.rows().enumerate() {
         if let Some(c) = row.iter().position(|v| v.abs() > max) {

@@ -111,7 +111,7 @@ fn numbers(values: &[f64]) -> Value {
 }
 
 /// The report's reconstruction errors and how they were computed.
-fn error_fields(fitted: &FittedKpca, train: &Dataset<'_>, out: &mut Map<String, Value>) {
+fn error_fields(fitted: &FittedKpca, train: Option<&Dataset<'_>>, out: &mut Map<String, Value>) {
     let (estimate, name) = match fitted.method() {
         Method::Full => (ErrorEstimate::Exact, "exact"),
         Method::Nystrom { .. } if fitted.n_train() <= EXACT_ERRORS_MAX_ROWS => {
@@ -119,7 +119,7 @@ fn error_fields(fitted: &FittedKpca, train: &Dataset<'_>, out: &mut Map<String, 
         }
         Method::Nystrom { .. } => (ErrorEstimate::Approximate, "approximate"),
     };
-    match fitted.reconstruction_errors(Some(train), estimate) {
+    match fitted.reconstruction_errors(train, estimate) {
         Ok(errors) => {
             out.insert("reconstruction_errors".into(), numbers(&errors));
             out.insert("reconstruction_errors_method".into(), name.into());
@@ -151,8 +151,9 @@ fn bound_fields(fitted: &FittedKpca, confidence: f64, out: &mut Map<String, Valu
     }
 }
 
-/// The JSON report of a fit on `train`.
-pub fn report(args: &FitArgs, fitted: &FittedKpca, train: &Dataset<'_>) -> Value {
+/// The JSON report of a fit on `train` (`None` after a streamed fit, whose
+/// rows are not held: the Nyström reconstruction errors are then undefined).
+pub fn report(args: &FitArgs, fitted: &FittedKpca, train: Option<&Dataset<'_>>) -> Value {
     let method = match fitted.method() {
         Method::Full => "full",
         Method::Nystrom { .. } => "nystrom",
@@ -181,7 +182,11 @@ pub fn report(args: &FitArgs, fitted: &FittedKpca, train: &Dataset<'_>) -> Value
 }
 
 /// Writes the `--report` file, when asked for.
-pub fn write_report(args: &FitArgs, fitted: &FittedKpca, train: &Dataset<'_>) -> CliResult<()> {
+pub fn write_report(
+    args: &FitArgs,
+    fitted: &FittedKpca,
+    train: Option<&Dataset<'_>>,
+) -> CliResult<()> {
     let Some(path) = &args.report else {
         return Ok(());
     };

@@ -34,6 +34,7 @@
 
 pub mod cmd_export;
 pub mod cmd_fit;
+pub mod cmd_fit_stream;
 pub mod cmd_inspect;
 pub mod cmd_plot;
 pub mod cmd_predict;
@@ -48,6 +49,7 @@ pub mod model_file;
 pub mod model_summary;
 pub mod output;
 pub mod plot;
+pub mod progress;
 pub mod projection;
 pub mod table;
 

@@ -822,6 +822,7 @@ fn help_is_complete() {
                 "--alpha",
                 "--report",
                 "--bound-confidence",
+                "--stream",
                 "--quiet",
             ],
         ),

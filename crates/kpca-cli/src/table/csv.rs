@@ -25,9 +25,23 @@ pub struct Record {
 /// comma or whitespace separation and blank lines; reports invalid UTF-8 by
 /// line. `name` is used in messages.
 pub fn records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
+    records_of_block(bytes, name, 1, None).map(|(records, _)| records)
+}
+
+/// [`records`] of a block of whole lines that starts at 1-based line
+/// `first_line` of its file, with the delimiter of the file's first data line
+/// when it is known (`Some(b',')` or `Some(b' ')`; `None`: decided from this
+/// block, as [`records`] does). Returns the records and the delimiter.
+pub(super) fn records_of_block(
+    bytes: &[u8],
+    name: &str,
+    first_line: u64,
+    delimiter: Option<u8>,
+) -> CliResult<(Vec<Record>, u8)> {
+    let offset = first_line.saturating_sub(1);
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let upto = bytes.get(..e.valid_up_to()).unwrap_or(&[]);
-        let line = upto.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = upto.iter().filter(|&&b| b == b'\n').count() as u64 + 1 + offset;
         CliError::input(format!(
             "{name}: line {line}: not UTF-8 text (expected a CSV file, or an NPY file \
              starting with the NPY magic bytes)"
@@ -44,10 +58,13 @@ pub fn records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
         cleaned.push_str(content.trim_end_matches('\r'));
         cleaned.push_str(newline);
     }
-    let comma = cleaned
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| l.contains(','));
+    let comma = match delimiter {
+        Some(delimiter) => delimiter == b',',
+        None => cleaned
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.contains(',')),
+    };
     let delimiter = if comma {
         b','
     } else {
@@ -73,7 +90,7 @@ pub fn records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
                 .position()
                 .map(|p| {
                     let start = skip_newlines(cleaned.as_bytes(), p.byte());
-                    format!("line {}: ", line_of(&newlines, start))
+                    format!("line {}: ", line_of(&newlines, start) + offset)
                 })
                 .unwrap_or_default();
             CliError::input(format!("{name}: {at}cannot parse CSV: {e}"))
@@ -84,7 +101,7 @@ pub fn records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
         // (which has the same lines as the file).
         let line = record
             .position()
-            .map(|p| line_of(&newlines, skip_newlines(cleaned.as_bytes(), p.byte())))
+            .map(|p| line_of(&newlines, skip_newlines(cleaned.as_bytes(), p.byte())) + offset)
             .unwrap_or(0);
         let mut fields: Vec<String> = record.iter().map(str::to_string).collect();
         if !comma {
@@ -95,7 +112,7 @@ pub fn records(bytes: &[u8], name: &str) -> CliResult<Vec<Record>> {
         }
         records.push(Record { line, fields });
     }
-    Ok(records)
+    Ok((records, delimiter))
 }
 
 /// The 1-based line of byte `offset`, given the offsets of every newline.
@@ -119,7 +136,12 @@ pub(super) fn is_number(field: &str) -> bool {
 }
 
 /// Parses one field as a finite `T`, or says what is wrong with it.
-fn parse_field<T: Scalar>(field: &str, name: &str, line: u64, col: usize) -> CliResult<T> {
+pub(super) fn parse_field<T: Scalar>(
+    field: &str,
+    name: &str,
+    line: u64,
+    col: usize,
+) -> CliResult<T> {
     let at = || format!("{name}: line {line}, column {col}");
     if field.is_empty() {
         return Err(CliError::input(format!(

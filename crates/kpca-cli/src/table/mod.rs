@@ -13,6 +13,7 @@
 pub mod csv;
 mod lists;
 pub mod npy;
+pub mod stream;
 
 pub use lists::{read_indices, read_labels};
 

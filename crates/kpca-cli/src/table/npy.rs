@@ -20,7 +20,7 @@ const MAX_NPY_HEADER_BRACKETS: usize = 3;
 /// file could ask for 4 GiB), and the header must be a plain dict (npyz parses
 /// it with a backtracking parser that takes exponential time on nested
 /// brackets). Files that are not NPY version 1-3 are left to npyz to reject.
-fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
+pub(super) fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
     let (len, start) = match bytes.get(6) {
         Some(1) => match bytes.get(8..10) {
             Some(b) => (usize::from(u16::from_le_bytes([b[0], b[1]])), 10usize),
