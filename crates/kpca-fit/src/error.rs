@@ -93,6 +93,11 @@ pub enum FitError {
         /// Rows of the later pass.
         got: usize,
     },
+    /// An array that should hold the parts of a streamed fit does not.
+    BadParts {
+        /// Which parts.
+        what: &'static str,
+    },
     /// What was asked for needs the training scores, which a streamed fit
     /// does not keep.
     RowsNotKept {
@@ -344,6 +349,10 @@ impl FitError {
                 f,
                 "the training rows changed while they were read: {got} rows on a later pass, \
                  {expected} on the first"
+            ),
+            FitError::BadParts { what } => write!(
+                f,
+                "the array is not the {what} of a streamed fit (another version, or damaged)"
             ),
             FitError::RowsNotKept { what } => write!(
                 f,

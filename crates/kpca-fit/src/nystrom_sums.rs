@@ -155,6 +155,50 @@ impl NystromSums {
         Ok(())
     }
 
+    /// The sums as one f64 array (to cross a process boundary): m, n, s1,
+    /// then the lower triangle of s2 column by column.
+    pub fn sums_array(&self) -> Vec<f64> {
+        let m = self.lm.m;
+        let mut out = Vec::with_capacity(2 + m + m * (m + 1) / 2);
+        out.extend_from_slice(&[m as f64, self.n as f64]);
+        out.extend_from_slice(&self.s1);
+        for j in 0..m {
+            out.extend_from_slice(&self.s2.col(j)[j..]);
+        }
+        out
+    }
+
+    /// Adds sums of [`NystromSums::sums_array`] taken with the same kernel
+    /// and landmarks as these (the array cannot say which: the caller keeps
+    /// them together); [`FitError::BadParts`] for an array of another m.
+    pub fn merge_array(&mut self, a: &[f64]) -> Result<(), FitError> {
+        let m = self.lm.m;
+        let bad = FitError::BadParts {
+            what: "Nystrom sums",
+        };
+        let n = match a.get(1) {
+            Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => x as usize,
+            _ => return Err(bad),
+        };
+        if a.first() != Some(&(m as f64)) || a.len() != 2 + m + m * (m + 1) / 2 {
+            return Err(bad);
+        }
+        self.s1
+            .iter_mut()
+            .zip(&a[2..2 + m])
+            .for_each(|(x, y)| *x += y);
+        let mut at = 2 + m;
+        for j in 0..m {
+            let col = &mut self.s2.col_mut(j)[j..];
+            col.iter_mut()
+                .zip(&a[at..at + m - j])
+                .for_each(|(x, y)| *x += y);
+            at += m - j;
+        }
+        self.n += n;
+        Ok(())
+    }
+
     /// Rows summed so far.
     pub fn n_rows(&self) -> usize {
         self.n

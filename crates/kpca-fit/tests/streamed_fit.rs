@@ -76,13 +76,13 @@ fn assert_same_fit(streamed: &FittedKpca, memory: &FittedKpca, data: &Dataset<'_
         ),
         (
             "transform",
-            rel_err(&streamed.transform(data).unwrap(), memory.train_scores()),
+            rel_err(&streamed.transform(data).unwrap(), &memory.transform(data).unwrap()),
         ),
         (
             "anomaly scores",
             rel_err(
                 &streamed.anomaly_score(data).unwrap(),
-                memory.train_anomaly_scores(),
+                &memory.anomaly_score(data).unwrap(),
             ),
         ),
     ];
@@ -286,4 +286,72 @@ fn what_needs_the_training_scores_says_so_after_a_streamed_fit() {
     ));
     // The pre-image map of a Nystrom fit is learned on its landmarks: it works.
     fit.fit_inverse_transform(1.0).expect("pre-image map");
+}
+
+/// The stages as a cluster runs them: every pass on separate partitions,
+/// each part through its flat array, merged in order.
+#[test]
+fn partitions_merged_through_their_arrays_give_the_in_memory_fit() {
+    use kpca_fit::stream::{ColumnSurvey, ScoreSummary, StreamPlan};
+    let (n, d) = (900, 4);
+    let values = mixture(n, d, 21);
+    let data = Dataset::new(&values[..], d).unwrap();
+    let bounds = [0, 1, 350, 351, 900];
+    let parts: Vec<Dataset<'_>> = bounds
+        .windows(2)
+        .map(|w| Dataset::new(&values[w[0] * d..w[1] * d], d).unwrap())
+        .collect();
+    for ny in [
+        Nystrom::random(50, 3),
+        Nystrom::rp_cholesky(40, 2),
+        Nystrom::kmeans_pp(30, 4),
+    ] {
+        let p = params(KernelSpec::rbf(0.4), 3, ny.clone(), true);
+        let mut survey = ColumnSurvey::new(d);
+        for part in &parts {
+            let mut s = ColumnSurvey::new(d);
+            s.update(part).unwrap();
+            survey
+                .merge(&ColumnSurvey::from_array(&s.to_array()).unwrap())
+                .unwrap();
+        }
+        let plan = StreamPlan::new(&p, &survey).unwrap();
+        let rows: Vec<f64> = plan
+            .rows_needed()
+            .iter()
+            .flat_map(|&i| data.row(i).unwrap().to_vec())
+            .collect();
+        let landmarks = plan.landmarks(&Dataset::new(rows, d).unwrap()).unwrap();
+        let mut sums = landmarks.new_sums();
+        for part in &parts {
+            let mut s = landmarks.new_sums();
+            landmarks.update(&mut s, part).unwrap();
+            sums.merge_array(&s.sums_array()).unwrap();
+        }
+        let solution = landmarks.solve(sums).unwrap();
+        let mut summary = solution.new_summary();
+        for part in &parts {
+            let mut s = solution.new_summary();
+            solution.score(&mut s, part).unwrap();
+            summary
+                .merge(&ScoreSummary::from_array(&s.to_array()).unwrap())
+                .unwrap();
+        }
+        let streamed = solution.finish(&summary).unwrap();
+        let whole = fit_nystrom(&p, &mut ChunkedRows::new(&data, 64)).unwrap();
+        assert_same_fit(&streamed, &whole, &data, &format!("parts {ny:?}"));
+        if matches!(ny, Nystrom::KMeansPlusPlus { .. }) {
+            continue;
+        }
+        let memory = p.fit(&data).unwrap();
+        assert_same_fit(
+            &streamed,
+            &memory,
+            &data,
+            &format!("parts vs memory {ny:?}"),
+        );
+    }
+    // Damaged arrays are refused, not misread.
+    assert!(ColumnSurvey::from_array(&[2.0, 1.0]).is_err());
+    assert!(ScoreSummary::from_array(&[1.0, 5.0, 2.0, 0.5, 1.0, 3.0, 1.0, 2.0, 3.0]).is_err());
 }

@@ -21,25 +21,18 @@
 //! ([`FittedKpca::rows_kept`] is false; what needs them refuses with
 //! [`FitError::RowsNotKept`]).
 
-pub(crate) mod scores;
+mod scores;
+mod stages;
 mod survey;
 
+pub use scores::ScoreSummary;
+pub use stages::{StreamLandmarks, StreamPlan, StreamSolution};
 pub use survey::ColumnSurvey;
 
 use crate::data::Dataset;
-use crate::decomposition::{explained_variance_ratio, reconstruction_curve};
-use crate::fitted::{FitCore, FittedKpca, Method, SolverReport, Standardizer};
-use crate::kernel::{sq_norms, Kernel64};
-use crate::landmarks::{candidate_pool, kmeans_pp, rp_cholesky_in_pool};
-use crate::nystrom::{row_major, scores_and_t, Solved};
-use crate::nystrom_sums::NystromSums;
-use crate::params::{Nystrom, ValidKernelPcaParams};
-use crate::rng::{sample_landmarks, SeededRng};
-use crate::{FitError, FitWarning};
-use faer::MatRef;
-use rand_core::SeedableRng;
-use scores::ScoreSummary;
-use std::borrow::Cow;
+use crate::fitted::FittedKpca;
+use crate::params::ValidKernelPcaParams;
+use crate::FitError;
 use std::vec::Vec;
 
 /// Training rows that can be read, chunk by chunk, as often as needed.
@@ -134,14 +127,6 @@ impl RowSource for ChunkedRows<'_> {
     }
 }
 
-/// The rows of `chunk` in the fit's space (standardised when it standardises).
-fn fit_space<'c>(chunk: &'c [f64], standardizer: Option<&Standardizer>) -> Cow<'c, [f64]> {
-    match standardizer {
-        Some(s) => Cow::Owned(s.apply_all(chunk)),
-        None => Cow::Borrowed(chunk),
-    }
-}
-
 /// Fits Nyström kernel PCA with the checked parameters (which must ask for
 /// Nyström) to the rows of `source`, reading it four times (module doc).
 ///
@@ -152,72 +137,32 @@ pub fn fit_nystrom<S: RowSource>(
     params: &ValidKernelPcaParams,
     source: &mut S,
 ) -> Result<FittedKpca, S::Error> {
-    let p = params.params();
-    let ny = p.nystrom.as_ref().ok_or(FitError::StreamNeedsNystrom)?;
+    if params.params().nystrom.is_none() {
+        return Err(FitError::StreamNeedsNystrom.into());
+    }
     let d = source.n_features();
-    let k = p.n_components;
     let mut survey = ColumnSurvey::new(d);
     source.read_pass(Pass::Survey, &mut |chunk| {
         survey.update(&Dataset::new(chunk, d)?)
     })?;
-    let n = survey.n_rows();
-    if n < k.saturating_add(1) {
-        return Err(FitError::TooFewPoints {
-            n_points: n,
-            n_components: k,
-        }
-        .into());
-    }
-    if !survey.varies() {
-        return Err(FitError::ConstantData.into());
-    }
-    let standardizer = if p.standardize {
-        Some(survey.standardizer()?)
-    } else {
-        None
-    };
-    let kernel = p.kernel.resolve(d)?;
-    let landmarks = choose_landmarks(ny, source, standardizer.as_ref(), &kernel, n, k)?;
-    let points = gather_rows(source, standardizer.as_ref(), &landmarks, d)?;
-    let mut sums = NystromSums::with_points(kernel, points, d)?;
+    let plan = StreamPlan::new(params, &survey)?;
+    let rows = gather_rows(source, plan.rows_needed(), d)?;
+    let landmarks = plan.landmarks(&Dataset::new(rows, d)?)?;
+    let mut sums = landmarks.new_sums();
     source.read_pass(Pass::Sums, &mut |chunk| {
-        sums.add(&fit_space(chunk, standardizer.as_ref()))
+        landmarks.update(&mut sums, &Dataset::new(chunk, d)?)
     })?;
-    same_rows(n, sums.n)?;
-    let kmm = std::mem::take(&mut sums.kmm);
-    let solved = Solved::new(&sums, kmm, k, p.pinv_rtol)?;
-    let q = 1.0 - p.false_alarm_rate;
-    let mut summary = ScoreSummary::new(k, n, q);
-    let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k);
+    let solution = landmarks.solve(sums)?;
+    let mut summary = solution.new_summary();
     source.read_pass(Pass::Scores, &mut |chunk| {
-        let z = fit_space(chunk, standardizer.as_ref());
-        let (scores, t) = scores_and_t(&kernel, &sums.lm, &solved, vk, &z)?;
-        let a = solved.whitening.a;
-        let self_terms: Vec<f64> = sq_norms(&z, d.max(1))
-            .iter()
-            .zip(&t)
-            .map(|(&sq, ti)| kernel.self_eval(sq) - 2.0 * ti + a)
-            .collect();
-        summary.update(&scores, &self_terms)
+        solution.score(&mut summary, &Dataset::new(chunk, d)?)
     })?;
-    same_rows(n, summary.n_rows())?;
-    let method = Method::Nystrom {
-        landmarks,
-        seed: ny.seed(),
-    };
-    let parts = StreamedParts {
-        sums,
-        solved,
-        summary,
-        kernel,
-        standardizer,
-    };
-    Ok(parts.into_fitted(method, p.false_alarm_rate)?)
+    Ok(solution.finish(&summary)?)
 }
 
 /// [`FitError::SourceChanged`] unless a later pass read the first pass's
 /// `expected` rows.
-fn same_rows(expected: usize, got: usize) -> Result<(), FitError> {
+pub(crate) fn same_rows(expected: usize, got: usize) -> Result<(), FitError> {
     if expected == got {
         Ok(())
     } else {
@@ -225,137 +170,10 @@ fn same_rows(expected: usize, got: usize) -> Result<(), FitError> {
     }
 }
 
-/// What the passes computed, before it becomes the fitted model.
-struct StreamedParts {
-    sums: NystromSums,
-    solved: Solved,
-    summary: ScoreSummary,
-    kernel: Kernel64,
-    standardizer: Option<Standardizer>,
-}
-
-impl StreamedParts {
-    /// The fitted model: the components with the sign rule applied, the
-    /// explained variance, the curve and the threshold.
-    fn into_fitted(self, method: Method, rate: f64) -> Result<FittedKpca, FitError> {
-        let StreamedParts {
-            sums,
-            solved,
-            summary,
-            kernel,
-            standardizer,
-        } = self;
-        let k = solved.spectrum.values().len();
-        let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k);
-        let mut comp = row_major(crate::linalg::mul(solved.whitening.p.as_ref(), vk).as_ref());
-        let signs = summary.signs();
-        for row in comp.chunks_exact_mut(k.max(1)) {
-            row.iter_mut().zip(&signs).for_each(|(v, s)| *v *= s);
-        }
-        let n = sums.n;
-        let mean_self = summary.mean_self_term();
-        let (explained_variance_ratio, total_variance) =
-            explained_variance_ratio(&solved.spectrum, &[mean_self * n as f64]);
-        let curve = reconstruction_curve(solved.spectrum.values(), mean_self, n as f64);
-        let mut warnings = solved.warnings;
-        let level = 1.0 - rate;
-        let q = summary.quantile(level).unwrap_or(0.0);
-        let threshold = if q > 0.0 {
-            q
-        } else {
-            warnings.push(FitWarning::NoThreshold { level, quantile: q });
-            0.0
-        };
-        let spectrum = solved.spectrum;
-        let core = FitCore {
-            points: sums.lm.points,
-            comp,
-            center: solved.n_mean,
-            weights: solved.whitening.m0,
-            s: solved.whitening.a,
-            eigenvalues: spectrum.values().to_vec(),
-            all_eigenvalues: spectrum.all().map(<[f64]>::to_vec),
-            explained_variance_ratio,
-            total_variance,
-            train_scores: Vec::new(),
-            train_anomaly: Vec::new(),
-            curve,
-        };
-        Ok(FittedKpca {
-            core,
-            method,
-            solver: SolverReport::NystromDense,
-            kernel,
-            standardizer,
-            n_train: n,
-            n_features: sums.lm.d,
-            false_alarm_rate: rate,
-            threshold,
-            warnings,
-            rows_kept: false,
-            preimage: None,
-            regression: None,
-        })
-    }
-}
-
-/// The landmark row indices, in the order of the stored points, from n (and,
-/// for k-means++ and pivoted Cholesky, a pass that reads their pool).
-fn choose_landmarks<S: RowSource>(
-    ny: &Nystrom,
-    source: &mut S,
-    standardizer: Option<&Standardizer>,
-    kernel: &Kernel64,
-    n: usize,
-    k: usize,
-) -> Result<Vec<usize>, S::Error> {
-    let m = ny.m();
-    if m > n {
-        return Err(FitError::BadLandmarkCount {
-            m,
-            n_points: Some(n),
-            n_components: Some(k),
-        }
-        .into());
-    }
-    let d = source.n_features();
-    match ny {
-        Nystrom::Random { m, seed } => Ok(sample_landmarks(
-            &mut SeededRng::seed_from_u64(*seed),
-            n,
-            *m,
-        )?),
-        Nystrom::Indices(idx) => match idx.iter().find(|&&i| i >= n) {
-            Some(&bad) => Err(FitError::BadLandmarkIndex {
-                index: bad,
-                n_points: n,
-                duplicate: false,
-            }
-            .into()),
-            None => Ok(idx.clone()),
-        },
-        Nystrom::KMeansPlusPlus { m, seed } => {
-            let mut rng = SeededRng::seed_from_u64(*seed);
-            let pool = candidate_pool(&mut rng, n, *m)?;
-            let points = gather_rows(source, standardizer, &pool, d)?;
-            let picked = kmeans_pp(&points, d, *m, *seed)?;
-            Ok(picked.into_iter().map(|i| pool[i]).collect())
-        }
-        Nystrom::RpCholesky { m, seed } => {
-            let mut rng = SeededRng::seed_from_u64(*seed);
-            let pool = candidate_pool(&mut rng, n, *m)?;
-            let points = gather_rows(source, standardizer, &pool, d)?;
-            let picked = rp_cholesky_in_pool(&points, &pool, d, kernel, *m, &mut rng)?;
-            Ok(picked)
-        }
-    }
-}
-
-/// The rows at `indices` (each below the row count), in that order, in the
-/// fit's space: one pass over the source.
+/// The rows at `indices` (each below the row count), in that order: one
+/// pass over the source.
 fn gather_rows<S: RowSource>(
     source: &mut S,
-    standardizer: Option<&Standardizer>,
     indices: &[usize],
     d: usize,
 ) -> Result<Vec<f64>, S::Error> {
@@ -384,8 +202,5 @@ fn gather_rows<S: RowSource>(
         }
         .into());
     }
-    Ok(match standardizer {
-        Some(s) => s.apply_all(&out),
-        None => out,
-    })
+    Ok(out)
 }

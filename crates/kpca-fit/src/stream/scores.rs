@@ -87,9 +87,13 @@ pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> 
     Some(a + frac * (b - a))
 }
 
-/// The score pass's summary over the rows seen so far, in order.
+/// The score pass's summary over some rows, in order: per score column the
+/// entry of largest magnitude (for scikit-learn's sign rule), the sum of the
+/// self terms (for the curve) and the largest anomaly scores (for numpy's
+/// quantile). Parts merge in the rows' order ([`ScoreSummary::merge`]) and
+/// cross process boundaries as a flat array ([`ScoreSummary::to_array`]).
 #[derive(Clone, Debug)]
-pub(crate) struct ScoreSummary {
+pub struct ScoreSummary {
     k: usize,
     n: usize,
     /// Per score column: the largest |value| so far and the sign of its
@@ -102,7 +106,7 @@ pub(crate) struct ScoreSummary {
 impl ScoreSummary {
     /// For k components over `n_total` rows, with the threshold at quantile
     /// `q` of the anomaly scores.
-    pub fn new(k: usize, n_total: usize, q: f64) -> Self {
+    pub(crate) fn new(k: usize, n_total: usize, q: f64) -> Self {
         ScoreSummary {
             k,
             n: 0,
@@ -115,7 +119,7 @@ impl ScoreSummary {
     /// Adds rows: their scores (rows x k, row-major, signs as solved) and
     /// their self terms k(x, x) - 2 c'k_x + s. [`FitError::NonFiniteKernel`]
     /// for a score that is not finite.
-    pub fn update(&mut self, scores: &[f64], self_terms: &[f64]) -> Result<(), FitError> {
+    pub(crate) fn update(&mut self, scores: &[f64], self_terms: &[f64]) -> Result<(), FitError> {
         let k = self.k.max(1);
         for (y, &e0) in scores.chunks_exact(k).zip(self_terms) {
             let mut sum_sq = 0.0;
@@ -141,20 +145,85 @@ impl ScoreSummary {
         self.n
     }
 
+    /// Adds the summary of the rows that follow these
+    /// ([`FitError::SumsMismatch`] for another k or tail length): on a tie
+    /// of magnitudes the earlier rows' sign stays, as in one pass.
+    pub fn merge(&mut self, later: &ScoreSummary) -> Result<(), FitError> {
+        if later.k != self.k || later.tail.keep != self.tail.keep {
+            return Err(FitError::SumsMismatch);
+        }
+        for (best, other) in self.best.iter_mut().zip(&later.best) {
+            if other.0 > best.0 {
+                *best = *other;
+            }
+        }
+        self.self_sum += later.self_sum;
+        self.n += later.n;
+        for v in later.tail.ascending() {
+            self.tail.push(v);
+        }
+        Ok(())
+    }
+
+    /// The summary as one f64 array: k, n, the tail length, then per column
+    /// magnitude and sign, the self-term sum and the tail values.
+    pub fn to_array(&self) -> Vec<f64> {
+        let mut out = vec![self.k as f64, self.n as f64, self.tail.keep as f64];
+        for b in &self.best {
+            out.extend_from_slice(&[b.0, b.1]);
+        }
+        out.push(self.self_sum);
+        out.extend(self.tail.ascending());
+        out
+    }
+
+    /// The summary of [`ScoreSummary::to_array`] ([`FitError::BadParts`]
+    /// for an array that is not one).
+    pub fn from_array(a: &[f64]) -> Result<Self, FitError> {
+        let bad = FitError::BadParts {
+            what: "score summary",
+        };
+        let count = |v: Option<&f64>| -> Result<usize, FitError> {
+            match v {
+                Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(x as usize),
+                _ => Err(bad.clone()),
+            }
+        };
+        let (k, n, keep) = (count(a.first())?, count(a.get(1))?, count(a.get(2))?);
+        let head = 3 + 2 * k + 1;
+        let tail = a.get(head..).ok_or_else(|| bad.clone())?;
+        if tail.len() > keep || tail.len() > n || a.iter().any(|v| !v.is_finite()) {
+            return Err(bad);
+        }
+        let best = a[3..3 + 2 * k]
+            .chunks_exact(2)
+            .map(|p| (p[0], p[1]))
+            .collect();
+        let mut top = TopValues::new(keep);
+        tail.iter().for_each(|&v| top.push(v));
+        Ok(ScoreSummary {
+            k,
+            n,
+            best,
+            self_sum: a[head - 1],
+            tail: top,
+        })
+    }
+
     /// The factor (+1 or -1) of each score column under scikit-learn's sign
     /// rule (see `decomposition::sign_rule`).
-    pub fn signs(&self) -> Vec<f64> {
+    pub(crate) fn signs(&self) -> Vec<f64> {
         self.best.iter().map(|b| b.1).collect()
     }
 
     /// The mean self term (the mean anomaly score with no component kept).
-    pub fn mean_self_term(&self) -> f64 {
+    pub(crate) fn mean_self_term(&self) -> f64 {
         self.self_sum / self.n as f64
     }
 
     /// numpy's linear quantile at `q` of the anomaly scores (the q given to
     /// [`ScoreSummary::new`], over the n_total rows it was given).
-    pub fn quantile(&self, q: f64) -> Option<f64> {
+    pub(crate) fn quantile(&self, q: f64) -> Option<f64> {
         quantile_from_tail(&self.tail.ascending(), self.n, q)
     }
 }

@@ -134,6 +134,50 @@ impl ColumnSurvey {
         self.m2.iter().map(|s| (s / n).sqrt()).collect()
     }
 
+    /// The survey as one f64 array: d, n, whether the rows vary, the first
+    /// row (zeros before any), then per column mean, sum of squared
+    /// deviations, minimum and maximum.
+    pub fn to_array(&self) -> Vec<f64> {
+        let d = self.d;
+        let mut out = vec![d as f64, self.n as f64, f64::from(u8::from(self.varies))];
+        if self.first.len() == d {
+            out.extend_from_slice(&self.first);
+        } else {
+            out.extend(std::iter::repeat_n(0.0, d));
+        }
+        for part in [&self.mean, &self.m2, &self.min, &self.max] {
+            out.extend_from_slice(part);
+        }
+        out
+    }
+
+    /// The survey of [`ColumnSurvey::to_array`] ([`FitError::BadParts`]
+    /// for an array that is not one).
+    pub fn from_array(a: &[f64]) -> Result<Self, FitError> {
+        let bad = FitError::BadParts {
+            what: "column survey",
+        };
+        let count = |v: Option<&f64>| match v {
+            Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(x as usize),
+            _ => Err(bad.clone()),
+        };
+        let (d, n) = (count(a.first())?, count(a.get(1))?);
+        if d == 0 || a.len() != 3 + 5 * d || a.get(2).is_some_and(|v| *v != 0.0 && *v != 1.0) {
+            return Err(bad);
+        }
+        let part = |i: usize| a[3 + i * d..3 + (i + 1) * d].to_vec();
+        Ok(ColumnSurvey {
+            d,
+            n,
+            first: if n > 0 { part(0) } else { Vec::new() },
+            varies: a[2] == 1.0,
+            mean: part(1),
+            m2: part(2),
+            min: part(3),
+            max: part(4),
+        })
+    }
+
     /// The standardisation (x - mean) / std of these rows;
     /// [`FitError::EmptyData`] before any row, [`FitError::ConstantColumn`]
     /// for a column with one value.
