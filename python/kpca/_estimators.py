@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from . import _kpca
+from . import _dask, _kpca
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -105,6 +105,59 @@ class _FitMixin:
         self._fitted = self._rust_fit()
         return X64
 
+    def _fit_dask(self, X, n_components, false_alarm_rate=0.01):
+        """The Nyström fit of a dask array or dataframe, each pass on its
+        partitions (``kpca._dask``). The training rows' scores are not kept:
+        what needs them is a lazy dask array over ``X``."""
+        _check_kernel(self.kernel)
+        if self.nystrom is None and self.landmarks is None:
+            raise ValueError(
+                "a dask array is fitted with Nystrom landmarks: set nystrom=m (a full fit holds "
+                "the n x n kernel matrix of every row at once)"
+            )
+        if n_components is None or not isinstance(n_components, Integral) or n_components < 1:
+            raise ValueError(f"with a dask array n_components must be a positive integer, got {n_components!r}")
+        if not (isinstance(self.degree, Real) and self.degree >= 1 and float(self.degree).is_integer()):
+            raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
+        if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
+            raise ValueError("landmarks must be non-negative training row indices")
+        spec = dict(
+            n_components=int(n_components),
+            kernel=self.kernel,
+            gamma=self.gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            standardize=bool(self.standardize),
+            nystrom=self.nystrom,
+            landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
+            seed=_seed(self.random_state),
+            landmark_method=self.landmark_method,
+            false_alarm_rate=false_alarm_rate,
+        )
+        X = _dask.as_array(X)
+        self._fitted, self._dask_token, self._dask_parts = _dask.fit(X, spec)
+        self._dask_spec = spec
+        self.n_features_in_ = X.shape[1]
+        return X
+
+    def _dask_rows(self, X, what):
+        """The transform or anomaly scores of a dask ``X``, lazily."""
+        check_is_fitted(self, "_fitted")
+        if getattr(self, "_dask_parts", None) is None:
+            # A model fitted in memory maps over the partitions with itself.
+            X = _dask.as_array(X)
+            k = self._fitted.n_components
+            f = self.transform if what == "transform" else self.score_samples
+            sign = 1.0 if what == "transform" else -1.0
+            return X.map_blocks(
+                lambda b: sign * np.asarray(f(b)),
+                dtype=np.float64,
+                chunks=(X.chunks[0], (k,)) if what == "transform" else (X.chunks[0],),
+                drop_axis=None if what == "transform" else 1,
+            )
+        return _dask.map_rows(X, self._dask_token, self._dask_spec, self._dask_parts, what,
+                              self._fitted.n_components)
+
     def _rust_fit(self):
         # None when clipping leaves no component with a positive eigenvalue.
         return _kpca.fit(self._fit_X, **self._fit_args)
@@ -125,6 +178,8 @@ class _FitMixin:
         if "_pre_args" in state:
             self._pre = _kpca.fit_precomputed(*self._pre_args)
             self._fitted = None
+        elif state.get("_dask_parts") is not None:
+            self._fitted = _dask.refit(self._dask_spec, self._dask_parts)
         elif "_fit_X" in state:
             self._fitted = self._rust_fit()
             self._after_fit()
@@ -237,6 +292,16 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         if self.kernel == "precomputed" and self.fit_inverse_transform:
             raise ValueError("Cannot fit_inverse_transform with a precomputed kernel.")
         self._pre = None
+        self._dask_parts = None
+        if _dask.is_dask(X):
+            if self.fit_inverse_transform:
+                raise ValueError("fit_inverse_transform is not available with a dask array")
+            X = self._fit_dask(X, self.n_components)
+            f = self._fitted
+            self._k_pos = self._n_features_out = f.n_components
+            self.eigenvalues_ = np.asarray(f.eigenvalues)
+            self.gamma_ = f.gamma if f.gamma is not None else 1.0 / X.shape[1]
+            return self
         if self.kernel == "precomputed" or callable(self.kernel):
             return self._fit_kernel_matrix(X)
         X64 = self._fit_rust(X, self.n_components, pad=True)
@@ -303,14 +368,19 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return out
 
     def fit_transform(self, X, y=None, **params):
-        """Fits and returns the training rows' scores."""
+        """Fits and returns the training rows' scores (a dask array for a
+        dask ``X``)."""
         self.fit(X)
+        if _dask.is_dask(X):
+            return self.transform(X)
         return self._train_scores.copy()
 
     def transform(self, X):
         """The scores of the rows of ``X`` (rows x n_components; zero columns
         for components whose eigenvalue is zero, as scikit-learn)."""
         check_is_fitted(self, "_fitted")
+        if _dask.is_dask(X):
+            return self._dask_rows(X, "transform")
         X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
         if getattr(self, "_pre", None) is not None:
             return self._padded(np.asarray(self._pre.transform(self._kernel_rows(_dense64(X)))))
@@ -387,19 +457,30 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
         rate = 0.01 if self.contamination == "auto" else self.contamination
         if not (isinstance(rate, Real) and 0 < rate < 1):
             raise ValueError(f"contamination must be 'auto' or in (0, 1), got {self.contamination!r}")
-        self._fit_rust(X, self.n_components, false_alarm_rate=float(rate))
+        self._dask_parts = None
+        if _dask.is_dask(X):
+            X = self._fit_dask(X, self.n_components, false_alarm_rate=float(rate))
+        else:
+            self._fit_rust(X, self.n_components, false_alarm_rate=float(rate))
         f = self._fitted
         if f is None:
             raise ValueError("no component has a positive eigenvalue: the data has no variance to model")
         self.threshold_ = f.threshold
         self.offset_ = -self.threshold_
-        self.decision_scores_ = np.asarray(f.train_anomaly_scores)
+        if self._dask_parts is not None:
+            # Lazy over the training partitions: the fit does not keep them.
+            self.decision_scores_ = self._dask_rows(X, "anomaly")
+        else:
+            self.decision_scores_ = np.asarray(f.train_anomaly_scores)
         self.labels_ = (self.decision_scores_ > self.threshold_).astype(int)
         return self
 
     def score_samples(self, X):
-        """Minus the anomaly score of each row (higher is more normal)."""
+        """Minus the anomaly score of each row (higher is more normal; a
+        dask array for a dask ``X``)."""
         check_is_fitted(self, "_fitted")
+        if _dask.is_dask(X):
+            return -self._dask_rows(X, "anomaly")
         X = _validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
         return -np.asarray(self._fitted.anomaly_score(_dense64(X)))
 

@@ -76,7 +76,10 @@ fn assert_same_fit(streamed: &FittedKpca, memory: &FittedKpca, data: &Dataset<'_
         ),
         (
             "transform",
-            rel_err(&streamed.transform(data).unwrap(), &memory.transform(data).unwrap()),
+            rel_err(
+                &streamed.transform(data).unwrap(),
+                &memory.transform(data).unwrap(),
+            ),
         ),
         (
             "anomaly scores",

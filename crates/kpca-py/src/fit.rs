@@ -1,8 +1,8 @@
 //! `fit(...)` and the `Fitted` class: a host fit and what it computes in f64.
 
 use kpca_fit::{
-    Dataset, ErrorEstimate, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method,
-    Nystrom, PrecomputedKpca, Selection, Solver,
+    Dataset, ErrorEstimate, FitError, FittedKpca, KernelKind, KernelPca, KernelPcaParams,
+    KernelSpec, Method, Nystrom, PrecomputedKpca, Selection, Solver,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -25,7 +25,7 @@ pub fn rows<'a>(x: &'a PyReadonlyArray2<'_, f64>) -> (Cow<'a, [f64]>, usize) {
 }
 
 /// A dataset of the array's rows.
-fn dataset<'a>(x: &'a PyReadonlyArray2<'_, f64>) -> PyResult<Dataset<'a>> {
+pub fn dataset<'a>(x: &'a PyReadonlyArray2<'_, f64>) -> PyResult<Dataset<'a>> {
     let (values, cols) = rows(x);
     Dataset::new(values, cols).map_err(value_error)
 }
@@ -41,7 +41,12 @@ pub fn matrix<'py, T: numpy::Element>(
 }
 
 /// The kernel of the arguments, by scikit-learn's name.
-fn kernel_spec(name: &str, gamma: Option<f64>, degree: u32, coef0: f64) -> PyResult<KernelSpec> {
+pub fn kernel_spec(
+    name: &str,
+    gamma: Option<f64>,
+    degree: u32,
+    coef0: f64,
+) -> PyResult<KernelSpec> {
     let kind = KernelKind::from_name(name).ok_or_else(|| {
         PyValueError::new_err(format!(
             "kernel {name:?} is not supported: use one of 'linear', 'poly', 'rbf', \
@@ -53,6 +58,33 @@ fn kernel_spec(name: &str, gamma: Option<f64>, degree: u32, coef0: f64) -> PyRes
     spec.degree = degree;
     spec.coef0 = coef0;
     Ok(spec)
+}
+
+/// The parameters with the Nyström choice of the arguments (none when both
+/// `nystrom` and `landmarks` are `None`).
+pub fn with_landmarks(
+    mut params: KernelPcaParams,
+    nystrom: Option<usize>,
+    landmarks: Option<Vec<usize>>,
+    seed: u64,
+    landmark_method: &str,
+) -> PyResult<KernelPcaParams> {
+    if let Some(m) = nystrom {
+        params = params.nystrom(match landmark_method {
+            "uniform" => Nystrom::random(m, seed),
+            "kmeans++" => Nystrom::kmeans_pp(m, seed),
+            "rpcholesky" => Nystrom::rp_cholesky(m, seed),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "landmark_method {other:?}: use 'uniform', 'kmeans++' or 'rpcholesky'"
+                )))
+            }
+        });
+    }
+    if let Some(idx) = landmarks {
+        params = params.nystrom(Nystrom::indices(idx));
+    }
+    Ok(params)
 }
 
 /// Fits kernel PCA on the rows of `x` (the GIL released during the fit).
@@ -103,21 +135,7 @@ pub fn fit(
     if let Some(it) = max_iter {
         params = params.max_iter(it);
     }
-    if let Some(m) = nystrom {
-        params = params.nystrom(match landmark_method {
-            "uniform" => Nystrom::random(m, seed),
-            "kmeans++" => Nystrom::kmeans_pp(m, seed),
-            "rpcholesky" => Nystrom::rp_cholesky(m, seed),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "landmark_method {other:?}: use 'uniform', 'kmeans++' or 'rpcholesky'"
-                )))
-            }
-        });
-    }
-    if let Some(idx) = landmarks {
-        params = params.nystrom(Nystrom::indices(idx));
-    }
+    params = with_landmarks(params, nystrom, landmarks, seed, landmark_method)?;
     let data = dataset(&x)?;
     let valid = params.clone().check().map_err(value_error)?;
     let fitted = match py.allow_threads(|| valid.fit(&data)) {
@@ -143,7 +161,7 @@ pub fn fit(
 /// reconstruction errors and the Nyström bound, and the device blob.
 #[pyclass(module = "kpca._kpca")]
 pub struct Fitted {
-    inner: FittedKpca,
+    pub(crate) inner: FittedKpca,
 }
 
 #[pymethods]
@@ -187,6 +205,12 @@ impl Fitted {
     #[getter]
     fn explained_variance_ratio<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_slice(py, self.inner.explained_variance_ratio())
+    }
+    /// Whether the fit kept the training scores (False after a streamed or
+    /// dask fit).
+    #[getter]
+    fn rows_kept(&self) -> bool {
+        self.inner.rows_kept()
     }
     /// The training rows' scores (n x k).
     #[getter]

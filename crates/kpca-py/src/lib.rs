@@ -10,6 +10,7 @@
 
 mod device;
 mod fit;
+mod stream;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,12 @@ fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fit::Precomputed>()?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit_precomputed, m)?)?;
+    m.add_class::<stream::Landmarks>()?;
+    m.add_class::<stream::Solution>()?;
+    m.add_function(wrap_pyfunction!(stream::stream_survey, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_survey_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_rows_needed, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::stream_landmarks, m)?)?;
     m.add("MAX_COMPONENTS", kpca::MAX_COMPONENTS)?;
     m.add("MAX_TARGETS", kpca::MAX_TARGETS)?;
     m.add("FORMAT_VERSION", kpca::format::FORMAT_VERSION)?;
