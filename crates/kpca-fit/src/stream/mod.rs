@@ -11,7 +11,7 @@
 //!    same landmarks; k-means++ and pivoted Cholesky run on a uniform pool of
 //!    [`crate::RPC_POOL_PER_LANDMARK`] m rows, which for pivoted Cholesky is
 //!    the in-memory fit's own pool);
-//! 3. sums ([`NystromSums`]), then the solve;
+//! 3. sums ([`crate::NystromSums`]), then the solve;
 //! 4. scores: scikit-learn's sign rule (each score column's entry of largest
 //!    absolute value), the anomaly threshold (numpy's quantile, from the
 //!    upper tail of the anomaly scores only) and the mean self term.
