@@ -17,11 +17,11 @@ depend on the machine: the table names the CPU.
 
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
+from machine import cpu_name  # scripts/machine.py
 
 D, K, SEED = 16, 8, 0
 FULL_N = (2000, 4000)
@@ -95,17 +95,6 @@ def subprocess_case(impl, n, m):
     if out.returncode != 0:
         return {"impl": impl, "n": n, "m": m, "seconds": None, "error": out.stderr.strip().splitlines()[-1:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def main(quick):

@@ -12,25 +12,14 @@ and the solve), the CPU, the cores.
 import argparse
 import json
 import os
-import platform
 import time
 
 os.environ["RAYON_NUM_THREADS"] = "1"  # before the workers start: they inherit it
 
 import numpy as np  # noqa: E402
+from machine import cpu_name  # scripts/machine.py
 
 CHUNK = 250_000
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def mixture_block(block_id, rows, d):

@@ -21,28 +21,17 @@ the file would fail. The README's n = 10^7 row comes from the defaults.
 import argparse
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
 import time
 
 import numpy as np
+from machine import cpu_name  # scripts/machine.py
 
 BLOCK = 1 << 18  # rows written at a time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def write_mixture(path, n, d, seed=7):

@@ -62,7 +62,7 @@ def _cached(kind, token, build):
 
 
 def _landmarks(token, survey, rows, spec):
-    return _cached("landmarks", token, lambda: _kpca.stream_landmarks(survey, rows, **spec))
+    return _cached("landmarks", token, lambda: _kpca.stream_landmarks(survey, rows, spec))
 
 
 def _solution(token, survey, rows, spec, sums):
@@ -115,7 +115,7 @@ def fit(X, spec):
     X = as_array(X)
     blocks = list(X.to_delayed().ravel())
     survey = _tree([delayed(_survey)(b) for b in blocks], _merge_surveys).compute()
-    needed = _kpca.stream_rows_needed(survey, **spec)
+    needed = _kpca.stream_rows_needed(survey, spec)
     rows = np.ascontiguousarray(X[np.asarray(needed, dtype=np.int64)].compute(), dtype=np.float64)
     token = uuid.uuid4().hex
     survey_d, rows_d = delayed(survey), delayed(rows)
@@ -136,7 +136,7 @@ def fit(X, spec):
 def refit(spec, parts):
     """The model again from the merged parts of :func:`fit` (deterministic)."""
     survey, rows, sums, summary = parts
-    return _kpca.stream_landmarks(survey, rows, **spec).solve(sums).finish(summary)
+    return _kpca.stream_landmarks(survey, rows, spec).solve(sums).finish(summary)
 
 
 def _apply(block, token, spec, parts, what):

@@ -72,18 +72,33 @@ class _FitMixin:
             k = n_components
         if not isinstance(k, Integral) or k < 1:
             raise ValueError(f"n_components must be a positive integer or None, got {n_components!r}")
-        if not (isinstance(self.degree, Real) and self.degree >= 1 and float(self.degree).is_integer()):
-            raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
         solver = getattr(self, "eigen_solver", "auto")
         if solver not in _SOLVERS:
             raise ValueError(f"eigen_solver must be one of {sorted(_SOLVERS)}, got {solver!r}")
+        self._fit_args = dict(
+            self._spec(k, false_alarm_rate),
+            solver=_SOLVERS[solver],
+            tol=float(getattr(self, "tol", 0) or 0) or None,
+            max_iter=getattr(self, "max_iter", None),
+            clip_components=clip or pad,
+        )
+        self._fit_args["n_components"] = min(int(k), n - 1)
+        self._fit_X = X64
+        self._fitted = self._rust_fit()
+        return X64
+
+    def _spec(self, k, false_alarm_rate):
+        """The fit's arguments shared by the in-memory and the dask fit,
+        checked (degree, landmarks, landmark_method)."""
+        if not (isinstance(self.degree, Real) and self.degree >= 1 and float(self.degree).is_integer()):
+            raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
         if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
             raise ValueError("landmarks must be non-negative training row indices")
         if self.landmark_method not in ("uniform", "kmeans++", "rpcholesky"):
             raise ValueError(
                 f"landmark_method must be 'uniform', 'kmeans++' or 'rpcholesky', got {self.landmark_method!r}"
             )
-        self._fit_args = dict(
+        return dict(
             n_components=int(k),
             kernel=self.kernel,
             gamma=self.gamma,
@@ -93,17 +108,9 @@ class _FitMixin:
             nystrom=self.nystrom,
             landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
             seed=_seed(self.random_state),
-            solver=_SOLVERS[solver],
             landmark_method=self.landmark_method,
             false_alarm_rate=false_alarm_rate,
-            tol=float(getattr(self, "tol", 0) or 0) or None,
-            max_iter=getattr(self, "max_iter", None),
-            clip_components=clip or pad,
         )
-        self._fit_args["n_components"] = min(int(k), n - 1)
-        self._fit_X = X64
-        self._fitted = self._rust_fit()
-        return X64
 
     def _fit_dask(self, X, n_components, false_alarm_rate=0.01):
         """The Nyström fit of a dask array or dataframe, each pass on its
@@ -117,23 +124,7 @@ class _FitMixin:
             )
         if n_components is None or not isinstance(n_components, Integral) or n_components < 1:
             raise ValueError(f"with a dask array n_components must be a positive integer, got {n_components!r}")
-        if not (isinstance(self.degree, Real) and self.degree >= 1 and float(self.degree).is_integer()):
-            raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
-        if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
-            raise ValueError("landmarks must be non-negative training row indices")
-        spec = dict(
-            n_components=int(n_components),
-            kernel=self.kernel,
-            gamma=self.gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            standardize=bool(self.standardize),
-            nystrom=self.nystrom,
-            landmarks=None if self.landmarks is None else [int(i) for i in self.landmarks],
-            seed=_seed(self.random_state),
-            landmark_method=self.landmark_method,
-            false_alarm_rate=false_alarm_rate,
-        )
+        spec = self._spec(n_components, false_alarm_rate)
         X = _dask.as_array(X)
         self._fitted, self._dask_token, self._dask_parts = _dask.fit(X, spec)
         self._dask_spec = spec

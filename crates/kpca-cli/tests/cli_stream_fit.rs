@@ -18,13 +18,7 @@ const PROJECTION_REL_TOL: f32 = 1e-5;
 
 /// n rows of three offset blobs, d = 3.
 fn blobs(n: usize) -> Vec<Vec<f64>> {
-    let mut state = 42u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-    };
+    let mut next = kpca_testkit::uniform_stream(42);
     (0..n)
         .map(|i| {
             let c = (i % 3) as f64;

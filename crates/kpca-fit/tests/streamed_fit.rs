@@ -12,13 +12,7 @@ const STREAM_REL_TOL: f64 = 1e-10;
 
 /// A deterministic mixture of three blobs, n x d, offset from the origin.
 fn mixture(n: usize, d: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-    };
+    let mut next = kpca_testkit::uniform_stream(seed);
     (0..n)
         .flat_map(|i| {
             let centre = (i % 3) as f64 * 2.0;

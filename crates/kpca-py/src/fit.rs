@@ -126,9 +126,9 @@ pub fn fit(
     let mut params = KernelPca::params()
         .kernel(kernel_spec(kernel, gamma, degree, coef0)?)
         .n_components(n_components)
-        .solver(solver)
         .standardize(standardize)
-        .false_alarm_rate(false_alarm_rate);
+        .false_alarm_rate(false_alarm_rate)
+        .solver(solver);
     if let Some(t) = tol.filter(|&t| t > 0.0) {
         params = params.tol(t);
     }

@@ -8,32 +8,69 @@ use crate::fit::{dataset, kernel_spec, value_error, with_landmarks, Fitted};
 use kpca_fit::stream::{ColumnSurvey, ScoreSummary, StreamLandmarks, StreamPlan, StreamSolution};
 use kpca_fit::{KernelPca, ValidKernelPcaParams};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
-/// The checked parameters of a streamed fit (the arguments of `fit` that
-/// apply to a Nyström fit).
-#[allow(clippy::too_many_arguments)]
-fn stream_params(
-    n_components: usize,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    standardize: bool,
-    nystrom: Option<usize>,
-    landmarks: Option<Vec<usize>>,
-    seed: u64,
-    landmark_method: &str,
-    false_alarm_rate: f64,
-) -> PyResult<ValidKernelPcaParams> {
+/// The keys of a streamed fit's `spec`: the arguments of `fit` that apply
+/// to a Nyström fit.
+const SPEC_KEYS: [&str; 11] = [
+    "n_components",
+    "kernel",
+    "gamma",
+    "degree",
+    "coef0",
+    "standardize",
+    "nystrom",
+    "landmarks",
+    "seed",
+    "landmark_method",
+    "false_alarm_rate",
+];
+
+/// `spec[key]`, or `default` when it is missing or None.
+fn get<'py, T: FromPyObject<'py>>(spec: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+    match spec.get_item(key)? {
+        Some(v) if !v.is_none() => v.extract(),
+        _ => Ok(default),
+    }
+}
+
+/// The checked parameters of a streamed fit from `spec` (a dict of
+/// [`SPEC_KEYS`]; `n_components` required).
+fn spec_params(spec: &Bound<'_, PyDict>) -> PyResult<ValidKernelPcaParams> {
+    for key in spec.keys() {
+        let key: String = key.extract()?;
+        if !SPEC_KEYS.contains(&key.as_str()) {
+            return Err(PyValueError::new_err(format!("spec: unknown key {key:?}")));
+        }
+    }
+    let k: usize = match spec.get_item("n_components")? {
+        Some(v) => v.extract()?,
+        None => return Err(PyValueError::new_err("spec: n_components is required")),
+    };
+    let kernel: String = get(spec, "kernel", "rbf".to_string())?;
+    let kernel = kernel_spec(
+        &kernel,
+        get(spec, "gamma", None)?,
+        get(spec, "degree", 3)?,
+        get(spec, "coef0", 1.0)?,
+    )?;
     let params = KernelPca::params()
-        .kernel(kernel_spec(kernel, gamma, degree, coef0)?)
-        .n_components(n_components)
-        .standardize(standardize)
-        .false_alarm_rate(false_alarm_rate);
-    with_landmarks(params, nystrom, landmarks, seed, landmark_method)?
-        .check()
-        .map_err(value_error)
+        .kernel(kernel)
+        .n_components(k)
+        .standardize(get(spec, "standardize", false)?)
+        .false_alarm_rate(get(spec, "false_alarm_rate", 0.01)?);
+    let method: String = get(spec, "landmark_method", "uniform".to_string())?;
+    with_landmarks(
+        params,
+        get(spec, "nystrom", None)?,
+        get(spec, "landmarks", None)?,
+        get(spec, "seed", 0)?,
+        &method,
+    )?
+    .check()
+    .map_err(value_error)
 }
 
 /// An f64 vector as a numpy array.
@@ -66,113 +103,32 @@ pub fn stream_survey_merge<'py>(
     Ok(array(py, s.to_array()))
 }
 
-/// The plan of the surveyed rows with the fit's arguments.
-#[allow(clippy::too_many_arguments)]
-fn plan_of(
-    survey: &[f64],
-    n_components: usize,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    standardize: bool,
-    nystrom: Option<usize>,
-    landmarks: Option<Vec<usize>>,
-    seed: u64,
-    landmark_method: &str,
-    false_alarm_rate: f64,
-) -> PyResult<StreamPlan> {
-    let params = stream_params(
-        n_components,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        standardize,
-        nystrom,
-        landmarks,
-        seed,
-        landmark_method,
-        false_alarm_rate,
-    )?;
+/// The plan of the surveyed rows for `spec`.
+fn plan_of(survey: &[f64], spec: &Bound<'_, PyDict>) -> PyResult<StreamPlan> {
+    let params = spec_params(spec)?;
     let survey = ColumnSurvey::from_array(survey).map_err(value_error)?;
     StreamPlan::new(&params, &survey).map_err(value_error)
 }
 
 /// The row indices the landmarks come from (in order), for the survey.
 #[pyfunction]
-#[pyo3(signature = (survey, n_components, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-    standardize=false, nystrom=None, landmarks=None, seed=0, landmark_method="uniform",
-    false_alarm_rate=0.01))]
-#[allow(clippy::too_many_arguments)]
 pub fn stream_rows_needed(
     survey: PyReadonlyArray1<'_, f64>,
-    n_components: usize,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    standardize: bool,
-    nystrom: Option<usize>,
-    landmarks: Option<Vec<usize>>,
-    seed: u64,
-    landmark_method: &str,
-    false_alarm_rate: f64,
+    spec: &Bound<'_, PyDict>,
 ) -> PyResult<Vec<usize>> {
-    let plan = plan_of(
-        survey.as_slice()?,
-        n_components,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        standardize,
-        nystrom,
-        landmarks,
-        seed,
-        landmark_method,
-        false_alarm_rate,
-    )?;
-    Ok(plan.rows_needed().to_vec())
+    Ok(plan_of(survey.as_slice()?, spec)?.rows_needed().to_vec())
 }
 
 /// The landmarks of the survey from the rows it needs (`rows`, in the
 /// order of `stream_rows_needed`).
 #[pyfunction]
-#[pyo3(signature = (survey, rows, n_components, kernel="rbf", gamma=None, degree=3, coef0=1.0,
-    standardize=false, nystrom=None, landmarks=None, seed=0, landmark_method="uniform",
-    false_alarm_rate=0.01))]
-#[allow(clippy::too_many_arguments)]
 pub fn stream_landmarks(
     py: Python<'_>,
     survey: PyReadonlyArray1<'_, f64>,
     rows: PyReadonlyArray2<'_, f64>,
-    n_components: usize,
-    kernel: &str,
-    gamma: Option<f64>,
-    degree: u32,
-    coef0: f64,
-    standardize: bool,
-    nystrom: Option<usize>,
-    landmarks: Option<Vec<usize>>,
-    seed: u64,
-    landmark_method: &str,
-    false_alarm_rate: f64,
+    spec: &Bound<'_, PyDict>,
 ) -> PyResult<Landmarks> {
-    let plan = plan_of(
-        survey.as_slice()?,
-        n_components,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        standardize,
-        nystrom,
-        landmarks,
-        seed,
-        landmark_method,
-        false_alarm_rate,
-    )?;
+    let plan = plan_of(survey.as_slice()?, spec)?;
     let data = dataset(&rows)?;
     let inner = py
         .allow_threads(|| plan.landmarks(&data))
@@ -241,7 +197,7 @@ impl Solution {
     fn solution(&self) -> PyResult<&StreamSolution> {
         self.inner
             .as_ref()
-            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the solution was finished"))
+            .ok_or_else(|| PyValueError::new_err("the solution was finished"))
     }
 }
 
@@ -280,7 +236,7 @@ impl Solution {
         let solution = self
             .inner
             .take()
-            .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("the solution was finished"))?;
+            .ok_or_else(|| PyValueError::new_err("the solution was finished"))?;
         let inner = solution.finish(&summary).map_err(value_error)?;
         Ok(Fitted { inner })
     }

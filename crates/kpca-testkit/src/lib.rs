@@ -312,3 +312,15 @@ pub fn require_tools(test: &str, tools: &[&str]) -> bool {
     }
     all
 }
+
+/// A deterministic stream of uniform values in [-0.5, 0.5) from `seed` (a
+/// 64-bit linear congruential generator: test data, not statistics).
+pub fn uniform_stream(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+}

@@ -53,6 +53,27 @@ pub(super) fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// (rows, columns, whether 1-D) of an NPY array of shape `shape`: 2-D
+/// (rows, features) or 1-D (one column), neither empty.
+pub(super) fn table_shape(shape: &[u64]) -> Result<(usize, usize, bool), String> {
+    let to_usize = |v: u64| usize::try_from(v).map_err(|_| format!("shape {shape:?} too large"));
+    let (n_rows, n_cols, one_d) = match shape {
+        [n] => (to_usize(*n)?, 1, true),
+        [n, d] => (to_usize(*n)?, to_usize(*d)?, false),
+        _ => {
+            return Err(format!(
+                "array of shape {shape:?}: expected 2-D (rows, features) or 1-D"
+            ))
+        }
+    };
+    if n_rows == 0 || n_cols == 0 {
+        return Err(format!(
+            "empty array of shape {shape:?} (expected at least one row and one column)"
+        ));
+    }
+    Ok((n_rows, n_cols, one_d))
+}
+
 /// Parses NPY bytes as a numeric table (see the module doc).
 pub(super) fn parse_npy<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<T>> {
     let bad = |msg: String| CliError::input(format!("{name}: {msg}"));
@@ -64,22 +85,7 @@ pub(super) fn parse_npy<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<
         ));
     }
     let shape = npy.shape().to_vec();
-    let to_usize =
-        |v: u64| usize::try_from(v).map_err(|_| bad(format!("shape {shape:?} too large")));
-    let (n_rows, n_cols, one_d) = match shape.as_slice() {
-        [n] => (to_usize(*n)?, 1, true),
-        [n, d] => (to_usize(*n)?, to_usize(*d)?, false),
-        _ => {
-            return Err(bad(format!(
-                "array of shape {shape:?}: expected 2-D (rows, features) or 1-D"
-            )))
-        }
-    };
-    if n_rows == 0 || n_cols == 0 {
-        return Err(bad(format!(
-            "empty array of shape {shape:?} (expected at least one row and one column)"
-        )));
-    }
+    let (n_rows, n_cols, one_d) = table_shape(&shape).map_err(bad)?;
     let dtype = npy.dtype().descr();
     let values: Vec<T> = match npy.try_data::<f64>() {
         Ok(reader) => reader

@@ -6,7 +6,7 @@
 //! with its rows' origins so the checks of a whole table apply to it.
 
 use super::csv::{is_number, parse_field, records_of_block};
-use super::npy::{check_npy_header, NPY_MAGIC};
+use super::npy::{check_npy_header, table_shape, NPY_MAGIC};
 use super::{RowOrigin, Table};
 use crate::error::{CliError, CliResult};
 use std::fs::File;
@@ -345,22 +345,7 @@ fn npy_layout(
         ));
     }
     let shape = npy.shape().to_vec();
-    let to_usize =
-        |v: u64| usize::try_from(v).map_err(|_| bad(format!("shape {shape:?} too large")));
-    let (n_rows, n_cols) = match shape.as_slice() {
-        [n] => (to_usize(*n)?, 1),
-        [n, d] => (to_usize(*n)?, to_usize(*d)?),
-        _ => {
-            return Err(bad(format!(
-                "array of shape {shape:?}: expected 2-D (rows, features) or 1-D"
-            )))
-        }
-    };
-    if n_rows == 0 || n_cols == 0 {
-        return Err(bad(format!(
-            "empty array of shape {shape:?} (expected at least one row and one column)"
-        )));
-    }
+    let (n_rows, n_cols, _) = table_shape(&shape).map_err(bad)?;
     let descr = npy.dtype().descr();
     let element = match descr.trim_matches(|c| c == '\'' || c == '"') {
         "<f8" => Element::F64 { little: true },
