@@ -88,6 +88,19 @@ impl<'a> Dataset<'a> {
         self.values.chunks_exact(self.n_features)
     }
 
+    /// [`FitError::FeatureMismatch`] unless the rows have `expected`
+    /// features, then [`Dataset::check_finite`]: the check of rows handed to
+    /// a fitted model or a fit's later pass.
+    pub(crate) fn check_rows(&self, expected: usize) -> Result<(), FitError> {
+        if self.n_features != expected {
+            return Err(FitError::FeatureMismatch {
+                expected,
+                got: self.n_features,
+            });
+        }
+        self.check_finite()
+    }
+
     /// [`FitError::NonFiniteInput`] at the first NaN or infinity.
     pub(crate) fn check_finite(&self) -> Result<(), FitError> {
         match self.values.iter().position(|v| !v.is_finite()) {

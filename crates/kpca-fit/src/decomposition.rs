@@ -5,6 +5,7 @@
 
 use crate::fitted::{FitCore, SolverReport};
 use crate::{FitError, FitWarning, POSITIVE_EIG_REL_TOL};
+use std::vec;
 use std::vec::Vec;
 
 /// Eigenvalues that passed the positive-eigenvalue check: the k kept ones, each
@@ -152,25 +153,63 @@ impl Decomposition {
 /// +1/-1 factor of each column. (For a full fit the score column is
 /// sqrt(mu) u, so this is the rule on u.)
 pub(crate) fn sign_rule(scores: &mut [f64], comp: &mut [f64], k: usize) -> Vec<f64> {
-    let mut signs = Vec::with_capacity(k);
-    for l in 0..k {
-        let mut best = 0.0f64;
-        let mut sign = 1.0;
-        for &v in scores.iter().skip(l).step_by(k) {
-            if v.abs() > best {
-                best = v.abs();
-                sign = if v < 0.0 { -1.0 } else { 1.0 };
-            }
-        }
-        if sign < 0.0 {
-            let columns = scores.iter_mut().skip(l).step_by(k);
-            for v in columns.chain(comp.iter_mut().skip(l).step_by(k)) {
-                *v = -*v;
-            }
-        }
-        signs.push(sign);
-    }
+    let mut largest = LargestEntries::new(k);
+    scores
+        .chunks_exact(k.max(1))
+        .for_each(|row| largest.update(row));
+    let signs = largest.signs();
+    flip_columns(scores, &signs);
+    flip_columns(comp, &signs);
     signs
+}
+
+/// Multiplies each column l of the row-major `values` (`signs.len()`
+/// columns) by `signs[l]`.
+pub(crate) fn flip_columns(values: &mut [f64], signs: &[f64]) {
+    for row in values.chunks_exact_mut(signs.len().max(1)) {
+        row.iter_mut().zip(signs).for_each(|(v, s)| *v *= s);
+    }
+}
+
+/// What scikit-learn's sign rule needs of score rows given in order: per
+/// column the largest magnitude so far and the sign of its first occurrence.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LargestEntries {
+    /// (magnitude, sign) per column.
+    pub best: Vec<(f64, f64)>,
+}
+
+impl LargestEntries {
+    /// For k columns, before any row.
+    pub fn new(k: usize) -> Self {
+        LargestEntries {
+            best: vec![(0.0, 1.0); k],
+        }
+    }
+
+    /// Takes the next row.
+    pub fn update(&mut self, row: &[f64]) {
+        for (best, &v) in self.best.iter_mut().zip(row) {
+            if v.abs() > best.0 {
+                *best = (v.abs(), if v < 0.0 { -1.0 } else { 1.0 });
+            }
+        }
+    }
+
+    /// Takes the entries of the rows that follow (on a tie the earlier
+    /// rows' sign stays, as in one pass).
+    pub fn merge(&mut self, later: &LargestEntries) {
+        for (best, other) in self.best.iter_mut().zip(&later.best) {
+            if other.0 > best.0 {
+                *best = *other;
+            }
+        }
+    }
+
+    /// The factor (+1 or -1) of each column.
+    pub fn signs(&self) -> Vec<f64> {
+        self.best.iter().map(|b| b.1).collect()
+    }
 }
 
 /// Each eigenvalue over the total: the sum of the positive eigenvalues when every

@@ -185,9 +185,6 @@ pub struct FittedKpca {
     pub(crate) false_alarm_rate: f64,
     pub(crate) threshold: f64,
     pub(crate) warnings: Vec<FitWarning>,
-    /// Whether the training scores are kept (false after a streamed fit,
-    /// [`crate::stream`]).
-    pub(crate) rows_kept: bool,
     /// The learned pre-image map, once fitted ([`FittedKpca::fit_inverse_transform`]).
     pub(crate) preimage: Option<crate::preimage::PreImageMap>,
     /// The regression head, once fitted ([`FittedKpca::fit_regression`]).
@@ -202,13 +199,47 @@ pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
     }
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
-    let pos = q * (v.len() - 1) as f64;
+    quantile_from_tail(&v, v.len(), q)
+}
+
+/// numpy's linear quantile at `q` of `n` values from `tail`, their largest
+/// values ascending, at least the [`tail_length`] largest: the streamed fit
+/// keeps only those, the in-memory fit passes every value.
+pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> {
+    if n == 0 || !(0.0..=1.0).contains(&q) {
+        return None;
+    }
+    let pos = q * (n - 1) as f64;
     let lo = pos.floor() as usize;
     let frac = pos - lo as f64;
-    let a = v[lo];
+    let first = n.checked_sub(tail.len())?;
+    let a = *tail.get(lo.checked_sub(first)?)?;
     // q = 1 lands on the last value, which has no right neighbour.
-    let b = if lo + 1 < v.len() { v[lo + 1] } else { a };
+    let b = if lo + 1 < n {
+        *tail.get(lo + 1 - first)?
+    } else {
+        a
+    };
     Some(a + frac * (b - a))
+}
+
+/// How many of the largest of n values numpy's linear quantile at `q`
+/// reads: those from sorted position floor(q (n - 1)) on.
+pub(crate) fn tail_length(n: usize, q: f64) -> usize {
+    let lo = (q * n.saturating_sub(1) as f64).floor() as usize;
+    n.saturating_sub(lo).max(1)
+}
+
+/// The anomaly threshold of the training quantile `q` at `level`: `q` when
+/// positive, else 0 (unset) with a [`FitWarning::NoThreshold`].
+pub(crate) fn threshold_of(q: Option<f64>, level: f64, warnings: &mut Vec<FitWarning>) -> f64 {
+    let q = q.unwrap_or(0.0);
+    if q > 0.0 {
+        q
+    } else {
+        warnings.push(FitWarning::NoThreshold { level, quantile: q });
+        0.0
+    }
 }
 
 impl FittedKpca {
@@ -240,16 +271,8 @@ impl FittedKpca {
         {
             return Err(FitError::NonFiniteKernel);
         }
-        let q = quantile(&core.train_anomaly, 1.0 - false_alarm_rate).unwrap_or(0.0);
-        let threshold = if q > 0.0 {
-            q
-        } else {
-            warnings.push(FitWarning::NoThreshold {
-                level: 1.0 - false_alarm_rate,
-                quantile: q,
-            });
-            0.0
-        };
+        let level = 1.0 - false_alarm_rate;
+        let threshold = threshold_of(quantile(&core.train_anomaly, level), level, &mut warnings);
         Ok(FittedKpca {
             core,
             method,
@@ -261,7 +284,6 @@ impl FittedKpca {
             false_alarm_rate,
             threshold,
             warnings,
-            rows_kept: true,
             preimage: None,
             regression: None,
         })
@@ -338,7 +360,8 @@ impl FittedKpca {
     /// ([`crate::stream::fit_nystrom`]), which reads its rows and keeps only
     /// what the model needs.
     pub fn rows_kept(&self) -> bool {
-        self.rows_kept
+        // A fit of a dataset has at least k + 1 >= 2 rows, a streamed fit none.
+        !self.core.train_anomaly.is_empty()
     }
     /// Anomaly score e(x_j) of each training point (DESIGN.md section 2);
     /// empty after a streamed fit ([`FittedKpca::rows_kept`]).
@@ -364,7 +387,7 @@ impl FittedKpca {
     /// (0, 1); [`FitError::RowsNotKept`] after a streamed fit (the threshold
     /// of another rate needs the training anomaly scores).
     pub fn set_false_alarm_rate(&mut self, rate: f64) -> Result<(), FitError> {
-        if !self.rows_kept {
+        if !self.rows_kept() {
             return Err(FitError::RowsNotKept {
                 what: "another false-alarm rate",
             });
@@ -390,13 +413,7 @@ impl FittedKpca {
     /// Scores (rows x k) and anomaly scores of every row, computed in blocks of
     /// [`TRANSFORM_BLOCK`] rows so that memory stays O(m * block).
     fn evaluate(&self, data: &Dataset<'_>) -> Result<(Vec<f64>, Vec<f64>), FitError> {
-        if data.n_features() != self.n_features {
-            return Err(FitError::FeatureMismatch {
-                expected: self.n_features,
-                got: data.n_features(),
-            });
-        }
-        data.check_finite()?;
+        data.check_rows(self.n_features)?;
         let d = self.n_features;
         let point_sq = sq_norms(&self.core.points, d);
         let rows = data.n_rows();

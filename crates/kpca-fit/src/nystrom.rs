@@ -101,17 +101,10 @@ pub(crate) fn fit(
     // K_mm is not needed past the solve: handed over, not copied.
     let kmm = std::mem::take(&mut sums.kmm);
     let solved = Solved::new(&sums, kmm, k, p.pinv_rtol)?;
-    let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k); // V_k, r x k
-    let lm = &sums.lm;
-    let (scores, t) = scores_and_t(&train.kernel, lm, &solved, vk, &train.z)?;
+    let (scores, self_terms) = scores_and_self_terms(&train.kernel, &sums.lm, &solved, &train.z)?;
+    let comp = solved.components();
     let whitening = solved.whitening;
-    let comp = row_major(mul(whitening.p.as_ref(), vk).as_ref()); // C = P V_k, m x k
     let a = whitening.a;
-    let self_terms = sq_norms(&train.z, d)
-        .iter()
-        .zip(&t)
-        .map(|(&sq, ti)| train.kernel.self_eval(sq) - 2.0 * ti + a)
-        .collect();
     Ok(Decomposition {
         spectrum: solved.spectrum,
         scores,
@@ -146,6 +139,16 @@ pub(crate) struct Solved {
 }
 
 impl Solved {
+    /// V_k, r x k.
+    pub fn vk_matrix(&self) -> MatRef<'_, f64> {
+        MatRef::from_column_major_slice(&self.vk, self.r, self.spectrum.values().len())
+    }
+
+    /// The components C = P V_k, m x k row-major (signs as solved).
+    pub fn components(&self) -> Vec<f64> {
+        row_major(mul(self.whitening.p.as_ref(), self.vk_matrix()).as_ref())
+    }
+
     /// From the sums over the n training rows and their K_mm (`kmm`,
     /// consumed: the fit hands over its own, `finish` a copy), for k
     /// components.
@@ -290,15 +293,16 @@ fn n_matrix(q: MatRef<'_, f64>, scatter: Dense, n: usize) -> Vec<f64> {
 }
 
 /// Pass 2: the scores W_i = Q_k' (kappa_i - n_mean) of the rows `z` (n x k
-/// row-major) and t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a, both from
-/// one product with [Q_k | m0] per block.
-pub(crate) fn scores_and_t(
+/// row-major) and their self terms k(x_i, x_i) - 2 t_i + a, the anomaly
+/// score plus ‖W_i‖², with t_i = m0' kappa_i = m0' (kappa_i - n_mean) + a;
+/// W and t from one product with [Q_k | m0] per block.
+pub(crate) fn scores_and_self_terms(
     kernel: &Kernel64,
     lm: &Landmarks,
     solved: &Solved,
-    vk: MatRef<'_, f64>,
     z: &[f64],
 ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
+    let vk = solved.vk_matrix();
     let whitening = &solved.whitening;
     let (m, k) = (lm.m, vk.ncols());
     let n = z.len() / lm.d.max(1);
@@ -332,7 +336,13 @@ pub(crate) fn scores_and_t(
             t.push(col[k] + whitening.a);
         }
     }
-    Ok((scores, t))
+    let a = whitening.a;
+    let self_terms = sq_norms(z, lm.d.max(1))
+        .iter()
+        .zip(&t)
+        .map(|(&sq, ti)| kernel.self_eval(sq) - 2.0 * ti + a)
+        .collect();
+    Ok((scores, self_terms))
 }
 
 /// The entries of `mat` in row-major order.

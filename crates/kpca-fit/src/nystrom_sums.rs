@@ -17,9 +17,9 @@
 //! ([`NystromSolution::transform_and_score`]) for the threshold.
 
 use crate::data::Dataset;
-use crate::kernel::{sq_norms, Kernel64, KernelSpec};
+use crate::kernel::{Kernel64, KernelSpec};
 use crate::linalg::{par, Dense};
-use crate::nystrom::{scores_and_t, shift_columns, Landmarks, Solved, ROW_BLOCK};
+use crate::nystrom::{scores_and_self_terms, shift_columns, Landmarks, Solved, ROW_BLOCK};
 use crate::params::DEFAULT_PINV_RTOL;
 use crate::{FitError, FitWarning};
 use faer::MatRef;
@@ -97,13 +97,7 @@ impl NystromSums {
     /// (nothing added), [`FitError::NonFiniteKernel`] (a kernel value past
     /// the f64 range; the blocks before it were added: start again).
     pub fn update(&mut self, rows: &Dataset<'_>) -> Result<(), FitError> {
-        if rows.n_features() != self.lm.d {
-            return Err(FitError::FeatureMismatch {
-                expected: self.lm.d,
-                got: rows.n_features(),
-            });
-        }
-        rows.check_finite()?;
+        rows.check_rows(self.lm.d)?;
         self.add(rows.values())
     }
 
@@ -176,9 +170,8 @@ impl NystromSums {
         let bad = FitError::BadParts {
             what: "Nystrom sums",
         };
-        let n = match a.get(1) {
-            Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => x as usize,
-            _ => return Err(bad),
+        let Some(n) = crate::stream::count_at(a, 1) else {
+            return Err(bad);
         };
         if a.first() != Some(&(m as f64)) || a.len() != 2 + m + m * (m + 1) / 2 {
             return Err(bad);
@@ -288,24 +281,14 @@ impl NystromSolution {
         &self,
         rows: &Dataset<'_>,
     ) -> Result<(Vec<f64>, Vec<f64>), FitError> {
-        if rows.n_features() != self.lm.d {
-            return Err(FitError::FeatureMismatch {
-                expected: self.lm.d,
-                got: rows.n_features(),
-            });
-        }
-        rows.check_finite()?;
+        rows.check_rows(self.lm.d)?;
         let k = self.eigenvalues().len();
-        let vk = MatRef::from_column_major_slice(&self.solved.vk, self.solved.r, k);
-        let (scores, t) = scores_and_t(&self.kernel, &self.lm, &self.solved, vk, rows.values())?;
-        let a = self.solved.whitening.a;
-        let anomaly = sq_norms(rows.values(), self.lm.d.max(1))
+        let (scores, self_terms) =
+            scores_and_self_terms(&self.kernel, &self.lm, &self.solved, rows.values())?;
+        let anomaly = self_terms
             .iter()
-            .zip(&t)
             .zip(scores.chunks_exact(k.max(1)))
-            .map(|((&sq, ti), y)| {
-                self.kernel.self_eval(sq) - 2.0 * ti + a - y.iter().map(|v| v * v).sum::<f64>()
-            })
+            .map(|(e0, y)| e0 - y.iter().map(|v| v * v).sum::<f64>())
             .collect();
         Ok((scores, anomaly))
     }

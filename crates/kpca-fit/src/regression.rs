@@ -37,7 +37,7 @@ impl FittedKpca {
     /// ([`FitError::BadTargets`] otherwise), replacing any earlier one;
     /// [`FitError::RowsNotKept`] after a streamed fit.
     pub fn fit_regression(&mut self, targets: &Dataset<'_>) -> Result<(), FitError> {
-        if !self.rows_kept {
+        if !self.rows_kept() {
             return Err(FitError::RowsNotKept {
                 what: "a regression head",
             });

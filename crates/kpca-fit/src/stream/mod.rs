@@ -170,6 +170,15 @@ pub(crate) fn same_rows(expected: usize, got: usize) -> Result<(), FitError> {
     }
 }
 
+/// The count stored at `a[i]` of a parts array: a whole number in [0, 1e15),
+/// or `None`.
+pub(crate) fn count_at(a: &[f64], i: usize) -> Option<usize> {
+    match a.get(i) {
+        Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some(x as usize),
+        _ => None,
+    }
+}
+
 /// The rows at `indices` (each below the row count), in that order: one
 /// pass over the source.
 fn gather_rows<S: RowSource>(

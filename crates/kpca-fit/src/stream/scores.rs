@@ -3,6 +3,8 @@
 //! largest absolute value, the threshold the upper tail of the anomaly
 //! scores, the reconstruction-error curve the mean self term.
 
+use crate::decomposition::LargestEntries;
+use crate::fitted::{quantile_from_tail, tail_length};
 use crate::FitError;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -60,33 +62,6 @@ impl TopValues {
     }
 }
 
-/// What numpy's linear quantile at `q` of n values needs: the values from
-/// sorted position floor(q (n - 1)) on.
-pub(crate) fn tail_length(n: usize, q: f64) -> usize {
-    let lo = (q * n.saturating_sub(1) as f64).floor() as usize;
-    n.saturating_sub(lo).max(1)
-}
-
-/// numpy's linear quantile at `q` of `n` values from their `tail`, the
-/// [`tail_length`] largest ascending: the arithmetic of
-/// [`crate::quantile`], so the streamed threshold is the in-memory one.
-pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> {
-    if n == 0 || !(0.0..=1.0).contains(&q) {
-        return None;
-    }
-    let pos = q * (n - 1) as f64;
-    let lo = pos.floor() as usize;
-    let frac = pos - lo as f64;
-    let first = n.checked_sub(tail.len())?;
-    let a = *tail.get(lo.checked_sub(first)?)?;
-    let b = if lo + 1 < n {
-        *tail.get(lo + 1 - first)?
-    } else {
-        a
-    };
-    Some(a + frac * (b - a))
-}
-
 /// The score pass's summary over some rows, in order: per score column the
 /// entry of largest magnitude (for scikit-learn's sign rule), the sum of the
 /// self terms (for the curve) and the largest anomaly scores (for numpy's
@@ -96,9 +71,8 @@ pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> 
 pub struct ScoreSummary {
     k: usize,
     n: usize,
-    /// Per score column: the largest |value| so far and the sign of its
-    /// first occurrence.
-    best: Vec<(f64, f64)>,
+    /// For the sign rule.
+    largest: LargestEntries,
     self_sum: f64,
     tail: TopValues,
 }
@@ -110,7 +84,7 @@ impl ScoreSummary {
         ScoreSummary {
             k,
             n: 0,
-            best: vec![(0.0, 1.0); k],
+            largest: LargestEntries::new(k),
             self_sum: 0.0,
             tail: TopValues::new(tail_length(n_total, q)),
         }
@@ -122,13 +96,8 @@ impl ScoreSummary {
     pub(crate) fn update(&mut self, scores: &[f64], self_terms: &[f64]) -> Result<(), FitError> {
         let k = self.k.max(1);
         for (y, &e0) in scores.chunks_exact(k).zip(self_terms) {
-            let mut sum_sq = 0.0;
-            for (best, &v) in self.best.iter_mut().zip(y) {
-                if v.abs() > best.0 {
-                    *best = (v.abs(), if v < 0.0 { -1.0 } else { 1.0 });
-                }
-                sum_sq += v * v;
-            }
+            self.largest.update(y);
+            let sum_sq: f64 = y.iter().map(|v| v * v).sum();
             let e = e0 - sum_sq;
             if !(e.is_finite() && e0.is_finite() && sum_sq.is_finite()) {
                 return Err(FitError::NonFiniteKernel);
@@ -152,11 +121,7 @@ impl ScoreSummary {
         if later.k != self.k || later.tail.keep != self.tail.keep {
             return Err(FitError::SumsMismatch);
         }
-        for (best, other) in self.best.iter_mut().zip(&later.best) {
-            if other.0 > best.0 {
-                *best = *other;
-            }
-        }
+        self.largest.merge(&later.largest);
         self.self_sum += later.self_sum;
         self.n += later.n;
         for v in later.tail.ascending() {
@@ -169,7 +134,7 @@ impl ScoreSummary {
     /// magnitude and sign, the self-term sum and the tail values.
     pub fn to_array(&self) -> Vec<f64> {
         let mut out = vec![self.k as f64, self.n as f64, self.tail.keep as f64];
-        for b in &self.best {
+        for b in &self.largest.best {
             out.extend_from_slice(&[b.0, b.1]);
         }
         out.push(self.self_sum);
@@ -183,13 +148,8 @@ impl ScoreSummary {
         let bad = FitError::BadParts {
             what: "score summary",
         };
-        let count = |v: Option<&f64>| -> Result<usize, FitError> {
-            match v {
-                Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(x as usize),
-                _ => Err(bad.clone()),
-            }
-        };
-        let (k, n, keep) = (count(a.first())?, count(a.get(1))?, count(a.get(2))?);
+        let count = |i: usize| super::count_at(a, i).ok_or_else(|| bad.clone());
+        let (k, n, keep) = (count(0)?, count(1)?, count(2)?);
         let head = 3 + 2 * k + 1;
         let tail = a.get(head..).ok_or_else(|| bad.clone())?;
         if tail.len() > keep || tail.len() > n || a.iter().any(|v| !v.is_finite()) {
@@ -204,7 +164,7 @@ impl ScoreSummary {
         Ok(ScoreSummary {
             k,
             n,
-            best,
+            largest: LargestEntries { best },
             self_sum: a[head - 1],
             tail: top,
         })
@@ -213,7 +173,7 @@ impl ScoreSummary {
     /// The factor (+1 or -1) of each score column under scikit-learn's sign
     /// rule (see `decomposition::sign_rule`).
     pub(crate) fn signs(&self) -> Vec<f64> {
-        self.best.iter().map(|b| b.1).collect()
+        self.largest.signs()
     }
 
     /// The mean self term (the mean anomaly score with no component kept).

@@ -9,16 +9,15 @@
 use super::scores::ScoreSummary;
 use super::survey::ColumnSurvey;
 use crate::data::Dataset;
-use crate::decomposition::{explained_variance_ratio, reconstruction_curve};
-use crate::fitted::{FitCore, FittedKpca, Method, SolverReport, Standardizer};
-use crate::kernel::{sq_norms, Kernel64};
+use crate::decomposition::{explained_variance_ratio, flip_columns, reconstruction_curve};
+use crate::fitted::{threshold_of, FitCore, FittedKpca, Method, SolverReport, Standardizer};
+use crate::kernel::Kernel64;
 use crate::landmarks::{candidate_pool, kmeans_pp, rp_cholesky_in_pool};
-use crate::nystrom::{row_major, scores_and_t, Solved};
+use crate::nystrom::{scores_and_self_terms, Solved};
 use crate::nystrom_sums::NystromSums;
 use crate::params::{Nystrom, ValidKernelPcaParams};
 use crate::rng::{sample_landmarks, SeededRng};
-use crate::{FitError, FitWarning};
-use faer::MatRef;
+use crate::FitError;
 use rand_core::SeedableRng;
 use std::borrow::Cow;
 use std::vec::Vec;
@@ -117,19 +116,8 @@ impl StreamPlan {
     /// for other rows, [`FitError::NonFiniteInput`], the landmark choice's,
     /// [`FitError::NonFiniteKernel`].
     pub fn landmarks(&self, rows: &Dataset<'_>) -> Result<StreamLandmarks, FitError> {
-        if rows.n_features() != self.d {
-            return Err(FitError::FeatureMismatch {
-                expected: self.d,
-                got: rows.n_features(),
-            });
-        }
-        if rows.n_rows() != self.needed.len() {
-            return Err(FitError::SourceChanged {
-                expected: self.needed.len(),
-                got: rows.n_rows(),
-            });
-        }
-        rows.check_finite()?;
+        rows.check_rows(self.d)?;
+        super::same_rows(self.needed.len(), rows.n_rows())?;
         let z = self.fit_space(rows.values()).into_owned();
         let d = self.d;
         let (indices, points) = match self.params.params().nystrom.as_ref() {
@@ -188,13 +176,7 @@ impl StreamLandmarks {
 
     /// Adds `rows` (in the data's units) to `sums`.
     pub fn update(&self, sums: &mut NystromSums, rows: &Dataset<'_>) -> Result<(), FitError> {
-        rows.check_finite()?;
-        if rows.n_features() != self.plan.d {
-            return Err(FitError::FeatureMismatch {
-                expected: self.plan.d,
-                got: rows.n_features(),
-            });
-        }
+        rows.check_rows(self.plan.d)?;
         sums.add(&self.plan.fit_space(rows.values()))
     }
 
@@ -244,23 +226,10 @@ impl StreamSolution {
     /// Adds the scores of `rows` (in the data's units) to `summary`.
     pub fn score(&self, summary: &mut ScoreSummary, rows: &Dataset<'_>) -> Result<(), FitError> {
         let plan = &self.landmarks.plan;
-        if rows.n_features() != plan.d {
-            return Err(FitError::FeatureMismatch {
-                expected: plan.d,
-                got: rows.n_features(),
-            });
-        }
-        rows.check_finite()?;
+        rows.check_rows(plan.d)?;
         let z = plan.fit_space(rows.values());
-        let k = self.n_components();
-        let vk = MatRef::from_column_major_slice(&self.solved.vk, self.solved.r, k);
-        let (scores, t) = scores_and_t(&plan.kernel, &self.sums.lm, &self.solved, vk, &z)?;
-        let a = self.solved.whitening.a;
-        let self_terms: Vec<f64> = sq_norms(&z, plan.d.max(1))
-            .iter()
-            .zip(&t)
-            .map(|(&sq, ti)| plan.kernel.self_eval(sq) - 2.0 * ti + a)
-            .collect();
+        let (scores, self_terms) =
+            scores_and_self_terms(&plan.kernel, &self.sums.lm, &self.solved, &z)?;
         summary.update(&scores, &self_terms)
     }
 
@@ -276,13 +245,8 @@ impl StreamSolution {
         let plan = landmarks.plan;
         super::same_rows(plan.n, summary.n_rows())?;
         let p = plan.params.params();
-        let k = solved.spectrum.values().len();
-        let vk = MatRef::from_column_major_slice(&solved.vk, solved.r, k);
-        let mut comp = row_major(crate::linalg::mul(solved.whitening.p.as_ref(), vk).as_ref());
-        let signs = summary.signs();
-        for row in comp.chunks_exact_mut(k.max(1)) {
-            row.iter_mut().zip(&signs).for_each(|(v, s)| *v *= s);
-        }
+        let mut comp = solved.components();
+        flip_columns(&mut comp, &summary.signs());
         let n = plan.n as f64;
         let mean_self = summary.mean_self_term();
         let (explained_variance_ratio, total_variance) =
@@ -290,13 +254,7 @@ impl StreamSolution {
         let curve = reconstruction_curve(solved.spectrum.values(), mean_self, n);
         let mut warnings = solved.warnings;
         let level = 1.0 - p.false_alarm_rate;
-        let q = summary.quantile(level).unwrap_or(0.0);
-        let threshold = if q > 0.0 {
-            q
-        } else {
-            warnings.push(FitWarning::NoThreshold { level, quantile: q });
-            0.0
-        };
+        let threshold = threshold_of(summary.quantile(level), level, &mut warnings);
         let spectrum = solved.spectrum;
         let core = FitCore {
             points: sums.lm.points,
@@ -327,7 +285,6 @@ impl StreamSolution {
             false_alarm_rate: p.false_alarm_rate,
             threshold,
             warnings,
-            rows_kept: false,
             preimage: None,
             regression: None,
         })

@@ -44,13 +44,7 @@ impl ColumnSurvey {
     /// Errors: [`FitError::FeatureMismatch`]; [`FitError::NonFiniteInput`]
     /// with the row counted from the first row surveyed (nothing added).
     pub fn update(&mut self, rows: &Dataset<'_>) -> Result<(), FitError> {
-        if rows.n_features() != self.d {
-            return Err(FitError::FeatureMismatch {
-                expected: self.d,
-                got: rows.n_features(),
-            });
-        }
-        rows.check_finite().map_err(|e| match e {
+        rows.check_rows(self.d).map_err(|e| match e {
             FitError::NonFiniteInput { row, column } => FitError::NonFiniteInput {
                 row: row + self.n,
                 column,
@@ -157,11 +151,8 @@ impl ColumnSurvey {
         let bad = FitError::BadParts {
             what: "column survey",
         };
-        let count = |v: Option<&f64>| match v {
-            Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Ok(x as usize),
-            _ => Err(bad.clone()),
-        };
-        let (d, n) = (count(a.first())?, count(a.get(1))?);
+        let count = |i: usize| super::count_at(a, i).ok_or_else(|| bad.clone());
+        let (d, n) = (count(0)?, count(1)?);
         if d == 0 || a.len() != 3 + 5 * d || a.get(2).is_some_and(|v| *v != 0.0 && *v != 1.0) {
             return Err(bad);
         }
