@@ -68,6 +68,12 @@ impl From<FitError> for StreamError {
     }
 }
 
+impl From<CliError> for StreamError {
+    fn from(e: CliError) -> Self {
+        StreamError::Read(e)
+    }
+}
+
 /// The file as the fit's row source, with the bar.
 struct FileSource<'a> {
     file: &'a ChunkedFile,
@@ -88,23 +94,15 @@ impl RowSource for FileSource<'_> {
         use_chunk: &mut dyn FnMut(&[f64]) -> Result<(), FitError>,
     ) -> Result<(), StreamError> {
         self.progress.begin(pass);
-        let mut fit_error = None;
         let (progress, standardize) = (&mut self.progress, self.standardize);
-        let read = self.file.for_each_chunk(&mut |table, bytes| {
-            if pass == Pass::Survey {
-                check_f32_range(&table, standardize)?;
-            }
-            progress.advance(table.n_rows(), bytes);
-            use_chunk(&table.values).map_err(|e| {
-                fit_error = Some(e);
-                CliError::input("the fit stopped")
+        self.file
+            .for_each_chunk(&mut |table, bytes| -> Result<(), StreamError> {
+                if pass == Pass::Survey {
+                    check_f32_range(&table, standardize)?;
+                }
+                progress.advance(table.n_rows(), bytes);
+                Ok(use_chunk(&table.values)?)
             })
-        });
-        match (read, fit_error) {
-            (_, Some(e)) => Err(StreamError::Fit(e)),
-            (Err(e), None) => Err(StreamError::Read(e)),
-            (Ok(()), None) => Ok(()),
-        }
     }
 }
 

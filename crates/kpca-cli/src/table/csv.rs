@@ -166,6 +166,26 @@ pub(super) fn parse_field<T: Scalar>(
     Ok(value)
 }
 
+/// The error of `record` when the table has `n_cols` columns: named against
+/// the first data line when there is one before it (`first_data_line`), else
+/// against the header that set the count.
+pub(super) fn ragged_row(
+    name: &str,
+    record: &Record,
+    n_cols: usize,
+    first_data_line: Option<u64>,
+) -> CliError {
+    let what = match first_data_line {
+        Some(line) => format!("line {line}"),
+        None => "the header".to_string(),
+    };
+    CliError::input(format!(
+        "{name}: line {}: ragged row: {} values, but {what} has {n_cols}",
+        record.line,
+        record.fields.len()
+    ))
+}
+
 /// Parses CSV bytes as a numeric table (see the module doc).
 pub(super) fn parse_csv<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<T>> {
     let records = records(bytes, name)?;
@@ -192,16 +212,8 @@ pub(super) fn parse_csv<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<
             first_line = record.line;
         }
         if record.fields.len() != n_cols {
-            let what = if header.is_some() && origins.is_empty() {
-                "the header".to_string()
-            } else {
-                format!("line {first_line}")
-            };
-            return Err(CliError::input(format!(
-                "{name}: line {}: ragged row: {} values, but {what} has {n_cols}",
-                record.line,
-                record.fields.len()
-            )));
+            let first_data_line = (!origins.is_empty()).then_some(first_line);
+            return Err(ragged_row(name, &record, n_cols, first_data_line));
         }
         for (j, field) in record.fields.iter().enumerate() {
             values.push(parse_field::<T>(field, name, record.line, j + 1)?);

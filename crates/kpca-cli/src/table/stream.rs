@@ -5,7 +5,7 @@
 //! check), and so are the messages; a chunk is handed over as a [`Table`]
 //! with its rows' origins so the checks of a whole table apply to it.
 
-use super::csv::{is_number, parse_field, records_of_block};
+use super::csv::{is_number, parse_field, ragged_row, records_of_block};
 use super::npy::{check_npy_header, table_shape, NPY_MAGIC};
 use super::{RowOrigin, Table};
 use crate::error::{CliError, CliResult};
@@ -137,10 +137,10 @@ impl ChunkedFile {
     /// Reads every row in order, handing chunks of at most [`CHUNK_ROWS`]
     /// rows to `use_chunk` with the bytes read so far; stops at its first
     /// error.
-    pub fn for_each_chunk(
+    pub fn for_each_chunk<E: From<CliError>>(
         &self,
-        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> CliResult<()>,
-    ) -> CliResult<()> {
+        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
         let cannot =
             |e: std::io::Error| CliError::input(format!("{}: cannot read: {e}", self.name));
         let file = File::open(&self.path).map_err(cannot)?;
@@ -166,14 +166,14 @@ impl ChunkedFile {
         }
     }
 
-    fn npy_chunks(
+    fn npy_chunks<E: From<CliError>>(
         &self,
         mut file: File,
         start: u64,
         n_rows: usize,
         element: Element,
-        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> CliResult<()>,
-    ) -> CliResult<()> {
+        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
         let cannot =
             |e: std::io::Error| CliError::input(format!("{}: cannot read: {e}", self.name));
         file.seek(SeekFrom::Start(start)).map_err(cannot)?;
@@ -202,7 +202,8 @@ impl ChunkedFile {
                     first + at / self.n_cols,
                     at % self.n_cols,
                     values[at]
-                )));
+                ))
+                .into());
             }
             let origins = (first..first + rows).map(RowOrigin::NpyRow).collect();
             first += rows;
@@ -212,15 +213,16 @@ impl ChunkedFile {
         Ok(())
     }
 
-    fn csv_chunks(
+    fn csv_chunks<E: From<CliError>>(
         &self,
         file: File,
         delimiter: u8,
-        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> CliResult<()>,
-    ) -> CliResult<()> {
+        use_chunk: &mut dyn FnMut(Table<f64>, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut lines = CsvLines::new(file, &self.name);
         let mut skip_header = self.header.is_some();
         let (mut values, mut origins) = (Vec::new(), Vec::new());
+        let (mut rows_seen, mut first_data_line) = (0usize, 0u64);
         while let Some((block, first_line)) = lines.next_block()? {
             let (records, _) = records_of_block(&block, &self.name, first_line, Some(delimiter))?;
             for record in records {
@@ -228,14 +230,15 @@ impl ChunkedFile {
                     continue;
                 }
                 if record.fields.len() != self.n_cols {
-                    return Err(CliError::input(format!(
-                        "{}: line {}: ragged row: {} values, but the first row has {}",
-                        self.name,
-                        record.line,
-                        record.fields.len(),
-                        self.n_cols
-                    )));
+                    let first_data_line = (rows_seen > 0).then_some(first_data_line);
+                    return Err(
+                        ragged_row(&self.name, &record, self.n_cols, first_data_line).into(),
+                    );
                 }
+                if rows_seen == 0 {
+                    first_data_line = record.line;
+                }
+                rows_seen += 1;
                 for (j, field) in record.fields.iter().enumerate() {
                     values.push(parse_field::<f64>(field, &self.name, record.line, j + 1)?);
                 }
@@ -283,13 +286,11 @@ impl<'a> CsvLines<'a> {
                 return Ok(None);
             }
             if !self.done {
-                let before = self.carry.len();
                 let got = (&mut self.reader)
                     .take(CSV_BLOCK_BYTES as u64)
                     .read_to_end(&mut self.carry)
                     .map_err(|e| CliError::input(format!("{}: cannot read: {e}", self.name)))?;
                 self.done = got == 0;
-                debug_assert!(self.carry.len() >= before);
             }
             let cut = match self.carry.iter().rposition(|&b| b == b'\n') {
                 Some(at) => at + 1,
