@@ -4,8 +4,8 @@
 # scikit-learn Nystroem + PCA on the same landmarks, in one run:
 #   full fits   n = 1000, 2000, 4000, 8000 (d = 16, k = 8, rbf gamma = 1/d, Gaussian mixture)
 #   Nyström     n = 20000, 100000 with m = 200, 1000 landmarks
-# Every fit runs in its own process: wall time (median of 3 after a warm-up, or
-# one run when the first takes 2 s or more) and peak resident set (VmHWM) of that
+# Every fit runs in its own process: wall time (best of 5 after a warm-up, or
+# one run when the first takes 6 s or more) and peak resident set (VmHWM) of that
 # process, plus its resident set just before the fit; kpca also reports its peak
 # heap (counting allocator). Cases that would take far too long are skipped with
 # the reason in the table. Writes results.jsonl and table.md into
@@ -63,7 +63,10 @@ run() {
 skip() {
   "$PYTHON" -c 'import json,sys; k,l,n,m,w=sys.argv[1:]; print(json.dumps(dict(kind=k,label=l,n=int(n),m=int(m),skipped=w)))' "$@" >> "$results"
 }
-PEER=("$PYTHON" scripts/peers/bench_fit_peers.py --dir "$OUT")
+# The peers run on OpenBLAS's native kernels for this CPU: the variables that
+# pin them (this machine's environment sets OPENBLAS_CORETYPE) are unset for
+# the peer's process alone.
+PEER=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PYTHON" scripts/peers/bench_fit_peers.py --dir "$OUT")
 
 for n in 1000 2000 4000 8000; do
   [[ -z "$ONLY" || "$ONLY" == full ]] || break

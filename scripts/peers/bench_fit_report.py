@@ -28,12 +28,15 @@ def main():
     out = Path(sys.argv[1])
     import numpy, scipy, sklearn
     from importlib.metadata import version
-    from threadpoolctl import threadpool_info
 
-    print(f"- Python {sys.version.split()[0]}, numpy {numpy.__version__}, scipy {scipy.__version__}, "
-          f"scikit-learn {sklearn.__version__}, nystrompca {version('nystrompca')}; BLAS: "
-          + "; ".join(f"{p['internal_api']} {p['num_threads']} threads" for p in threadpool_info()))
     rows = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines() if l.strip()]
+    peer_blas = sorted({b for r in rows if r.get("tool") == "peer" for b in r.get("blas", [])})
+    simd = sorted({r["simd"] for r in rows if "simd" in r})
+    print(f"- Python {sys.version.split()[0]}, numpy {numpy.__version__}, scipy {scipy.__version__}, "
+          f"scikit-learn {sklearn.__version__}, nystrompca {version('nystrompca')}")
+    print("- BLAS in the peers' processes (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE unset): "
+          + ("; ".join(peer_blas) or "not recorded"))
+    print(f"- kpca fit's vector code: {', '.join(simd) or 'not recorded'}; times are the best of 5 runs after a warm-up")
     for kind, title in (("full", "Full kernel PCA"), ("nystrom", "Nyström kernel PCA")):
         print(f"\n### {title}\n")
         print("| n | m | implementation | fit time | peak RSS | RSS before fit | time ratio peer/kpca | peak RSS ratio peer/kpca | top-8 eig. rel. diff |")

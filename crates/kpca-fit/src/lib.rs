@@ -108,6 +108,7 @@ pub use precomputed::{PrecomputedKpca, Selection};
 pub use preimage::{PreImageMap, DEFAULT_PREIMAGE_ALPHA};
 pub use regression::RegressionHead;
 pub use rng::{sample_landmarks, SeededRng};
+pub use simd::simd_level;
 pub use warning::FitWarning;
 
 /// Largest n for full kernel PCA: its n x n f64 kernel matrix is then 18.6 GiB.

@@ -6,11 +6,11 @@
 //! row-major in groups of [`LANES`] columns, and each stored entry a_ij (i > j)
 //! does Y_i += a_ij X_j and Y_j += a_ij X_i while it is in a register. Two matrix
 //! columns are swept together so that the running sums of Y_j and the rows X_j
-//! stay in registers (14 of the 16 AVX registers). On x86-64 the same source is
-//! compiled a second time with AVX2 and FMA and chosen at run time when the CPU
-//! has them; elsewhere it is compiled for the target's own features.
+//! stay in registers (14 of the 16 AVX registers; a [`Row`] is one AVX-512
+//! register). The same source is compiled once per [`simd::Level`] and the
+//! widest the CPU runs is chosen at run time.
 
-use super::simd::{madd, NATIVE_FMA};
+use super::simd::{self, madd, Level, NATIVE_FMA};
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
@@ -162,28 +162,44 @@ fn panels<const FMA: bool>(
     }
 }
 
-/// [`panels`] compiled with AVX2 and FMA.
+/// [`panels`] compiled with AVX2 and FMA (each [`Row`] in two 256-bit registers).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn panels_avx2(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mut [Row]) {
     panels::<true>(matrix, n, p0, p1, x, y);
 }
 
-/// [`panels`] with the best instructions this CPU has. (One of the fit's two
-/// unsafe blocks, with `vexp::rbf_column`'s: calling a function compiled for CPU
-/// features checked at run time.)
+/// [`panels`] compiled with AVX-512F (each [`Row`] in one 512-bit register).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn panels_avx512(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mut [Row]) {
+    panels::<true>(matrix, n, p0, p1, x, y);
+}
+
+/// [`panels`] in the compilation of `level`, which the caller has checked this
+/// CPU runs (a level from [`simd::supported_levels`]). (With `vexp::rbf_column_at`,
+/// the fit's unsafe code: calling a function compiled for CPU features checked
+/// at run time.)
 #[allow(unsafe_code)]
-fn panels_dispatch(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y: &mut [Row]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if super::simd::has_avx2_fma() {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
-            // requirement of a `target_feature` function.
-            unsafe { panels_avx2(matrix, n, p0, p1, x, y) };
-            return;
-        }
+fn panels_at(
+    level: Level,
+    matrix: &[f64],
+    n: usize,
+    p0: usize,
+    p1: usize,
+    x: &[Row],
+    y: &mut [Row],
+) {
+    match level {
+        // SAFETY: `level` is one that `supported_levels` found on this CPU, so it
+        // has the features each function is compiled for.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => unsafe { panels_avx512(matrix, n, p0, p1, x, y) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2Fma => unsafe { panels_avx2(matrix, n, p0, p1, x, y) },
+        _ => panels::<NATIVE_FMA>(matrix, n, p0, p1, x, y),
     }
-    panels::<NATIVE_FMA>(matrix, n, p0, p1, x, y);
 }
 
 /// Y = K X for the symmetric n x n matrix `matrix` (column-major) and a block X,
@@ -192,6 +208,17 @@ fn panels_dispatch(matrix: &[f64], n: usize, p0: usize, p1: usize, x: &[Row], y:
 /// of X. Parallel over groups of column panels with equal work, each group with
 /// its own n-row accumulator (summed at the end).
 pub(crate) fn sym_block_product(
+    matrix: &[f64],
+    n: usize,
+    x: faer::MatRef<'_, f64>,
+    y: faer::MatMut<'_, f64>,
+) {
+    sym_block_product_at(simd::level(), matrix, n, x, y);
+}
+
+/// [`sym_block_product`] in the compilation of `level` (one this CPU runs).
+fn sym_block_product_at(
+    level: Level,
     matrix: &[f64],
     n: usize,
     x: faer::MatRef<'_, f64>,
@@ -236,7 +263,7 @@ pub(crate) fn sym_block_product(
             .par_iter()
             .map(|&(p0, p1)| {
                 let mut acc: Vec<Row> = vec![[0.0; LANES]; n];
-                panels_dispatch(matrix, n, p0, p1, &xs, &mut acc);
+                panels_at(level, matrix, n, p0, p1, &xs, &mut acc);
                 acc
             })
             .collect();
@@ -275,7 +302,7 @@ mod tests {
     }
 
     /// Largest |Y - K X| over the entries, Y from `product`.
-    fn worst_error(n: usize, b: usize, product: impl Fn(&[f64], &[f64], &mut [f64])) -> f64 {
+    fn worst_error(n: usize, b: usize, product: impl FnOnce(&[f64], &[f64], &mut [f64])) -> f64 {
         let (lower, full) = matrices(n, 11 + n as u64);
         let mut rng = SeededRng::seed_from_u64(5);
         let x: Vec<f64> = (0..n * b).map(|_| rng.next_f64() - 0.5).collect();
@@ -317,35 +344,52 @@ mod tests {
         }
     }
 
-    /// The portable (unfused) and fused variants of the panel sweep agree with the
-    /// plain product, whichever one the CPU dispatch picks.
+    /// Every compilation this CPU runs agrees with the plain product, and the
+    /// fused ones (AVX2 + FMA, AVX-512) with each other bit for bit; the fused
+    /// loop through software fma is checked too where the CPU has no FMA.
     #[test]
-    fn both_variants_equal_the_plain_product() {
+    fn every_compilation_equals_the_plain_product() {
         const TOL: f64 = 1e-12;
-        let n = 300;
-        for fused in [false, true] {
-            let err = worst_error(n, LANES, |m, x, y| {
-                let mut xs: Vec<Row> = vec![[0.0; LANES]; n];
-                for (i, row) in xs.iter_mut().enumerate() {
-                    for (c, v) in row.iter_mut().enumerate() {
-                        *v = x[c * n + i];
-                    }
-                }
-                let mut acc: Vec<Row> = vec![[0.0; LANES]; n];
-                let panel_count = n.div_ceil(PANEL);
-                if fused {
-                    panels::<true>(m, n, 0, panel_count, &xs, &mut acc);
-                } else {
-                    panels::<false>(m, n, 0, panel_count, &xs, &mut acc);
-                }
-                for (i, row) in acc.iter().enumerate() {
-                    for (c, v) in row.iter().enumerate() {
-                        y[c * n + i] = *v;
-                    }
-                }
+        let (n, b) = (301, 11);
+        let mut fused_results: Vec<(Level, Vec<f64>)> = Vec::new();
+        for level in simd::supported_levels() {
+            let mut got = Vec::new();
+            let err = worst_error(n, b, |m, x, y| {
+                sym_block_product_at(
+                    level,
+                    m,
+                    n,
+                    faer::MatRef::from_column_major_slice(x, n, b),
+                    faer::MatMut::from_column_major_slice_mut(y, n, b),
+                );
+                got = y.to_vec();
             });
-            assert!(err < TOL, "fused = {fused}: {err:e}");
+            assert!(err < TOL, "{level:?}: {err:e}");
+            if level != Level::Baseline || NATIVE_FMA {
+                fused_results.push((level, got));
+            }
         }
+        for pair in fused_results.windows(2) {
+            let ((l0, y0), (l1, y1)) = (&pair[0], &pair[1]);
+            let same = y0.iter().zip(y1).all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{l0:?} and {l1:?} differ");
+        }
+        let err = worst_error(n, LANES, |m, x, y| {
+            let mut xs: Vec<Row> = vec![[0.0; LANES]; n];
+            for (i, row) in xs.iter_mut().enumerate() {
+                for (c, v) in row.iter_mut().enumerate() {
+                    *v = x[c * n + i];
+                }
+            }
+            let mut acc: Vec<Row> = vec![[0.0; LANES]; n];
+            panels::<true>(m, n, 0, n.div_ceil(PANEL), &xs, &mut acc);
+            for (i, row) in acc.iter().enumerate() {
+                for (c, v) in row.iter().enumerate() {
+                    y[c * n + i] = *v;
+                }
+            }
+        });
+        assert!(err < TOL, "software-fused: {err:e}");
     }
 
     /// Too short a matrix or mismatched shapes are a bug of the caller: a panic.

@@ -1,7 +1,7 @@
 //! The rbf map of a kernel-matrix column (the fit's kernel matrices spend most of
 //! their time here), on an e^x that is branch-free so that the loop vectorises.
-//! On x86-64 the loop is compiled a second time with AVX2 and FMA and chosen at
-//! run time when the CPU has them.
+//! The loop is compiled once per [`simd::Level`] and the widest the CPU runs is
+//! chosen at run time.
 //!
 //! Method: x = k ln 2 + r with k = round(x / ln 2) (by adding and subtracting
 //! 1.5 * 2^52, which needs no rounding instruction) and ln 2 split in two parts
@@ -11,7 +11,7 @@
 //! for both compilations). Arguments below -708 (results below 2^-1021) give 0;
 //! rbf values that small are zero to any tolerance used here. NaN stays NaN.
 
-use super::simd::{madd, NATIVE_FMA};
+use super::simd::{self, madd, Level, NATIVE_FMA};
 
 /// ln 2 = LN2_HI + LN2_LO, LN2_HI with its low 21 bits zero (k LN2_HI is exact).
 const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
@@ -91,23 +91,37 @@ fn rbf_column_avx2(col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f64) {
     rbf_column_impl::<true>(col, row_sq, col_sq, gamma);
 }
 
+/// [`rbf_column_impl`] compiled with AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn rbf_column_avx512(col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f64) {
+    rbf_column_impl::<true>(col, row_sq, col_sq, gamma);
+}
+
 /// The rbf kernel from inner products, in place: each entry v of `col` (the inner
 /// product of row point i and the column's point) becomes
 /// exp(-gamma max(‖a_i‖² + ‖b‖² - 2 v, 0)) (the squared distance clamped at 0, as
 /// scikit-learn's `euclidean_distances`), with `row_sq[i]` = ‖a_i‖² and `col_sq` =
 /// ‖b‖². Entries past `row_sq` are left as they are.
-#[allow(unsafe_code)]
 pub(crate) fn rbf_column(col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if super::simd::has_avx2_fma() {
-            // SAFETY: the CPU has AVX2 and FMA (checked just above), the only
-            // requirement of a `target_feature` function.
-            unsafe { rbf_column_avx2(col, row_sq, col_sq, gamma) };
-            return;
-        }
+    rbf_column_at(simd::level(), col, row_sq, col_sq, gamma);
+}
+
+/// [`rbf_column`] in the compilation of `level`, one from
+/// [`simd::supported_levels`] (with `symprod::panels_at`, the fit's unsafe code:
+/// calling a function compiled for CPU features checked at run time).
+#[allow(unsafe_code)]
+fn rbf_column_at(level: Level, col: &mut [f64], row_sq: &[f64], col_sq: f64, gamma: f64) {
+    match level {
+        // SAFETY: `level` is one that `supported_levels` found on this CPU, so it
+        // has the features each function is compiled for.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => unsafe { rbf_column_avx512(col, row_sq, col_sq, gamma) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2Fma => unsafe { rbf_column_avx2(col, row_sq, col_sq, gamma) },
+        _ => rbf_column_impl::<NATIVE_FMA>(col, row_sq, col_sq, gamma),
     }
-    rbf_column_impl::<NATIVE_FMA>(col, row_sq, col_sq, gamma);
 }
 
 #[cfg(test)]
@@ -125,16 +139,21 @@ mod tests {
         }
     }
 
-    /// e^v over a slice through the dispatched [`rbf_column`] (squared norms 0,
+    /// e^v over a slice through [`rbf_column_at`] at `level` (squared norms 0,
     /// gamma 1, inner product v / 2: the squared distance is -v).
-    fn exp_dispatched(values: &mut [f64]) {
+    fn exp_at(level: Level, values: &mut [f64]) {
         values.iter_mut().for_each(|v| *v /= 2.0);
         let zeros = std::vec![0.0; values.len()];
-        rbf_column(values, &zeros, 0.0, 1.0);
+        rbf_column_at(level, values, &zeros, 0.0, 1.0);
+    }
+
+    /// The arguments of the accuracy tests: 0 down to -720 in steps of 3.6e-3.
+    fn arguments() -> Vec<f64> {
+        (0..200_001).map(|i| -(i as f64) * 3.6e-3).collect()
     }
 
     fn worst_relative_error(exp: impl Fn(&mut [f64])) -> f64 {
-        let xs: Vec<f64> = (0..200_001).map(|i| -(i as f64) * 3.6e-3).collect();
+        let xs = arguments();
         let mut ys = xs.clone();
         exp(&mut ys);
         let mut worst = 0.0f64;
@@ -150,11 +169,35 @@ mod tests {
     #[test]
     fn exp_is_within_a_few_ulps_of_std_in_every_compilation() {
         for (name, worst) in [
-            ("dispatched", worst_relative_error(exp_dispatched)),
             ("unfused", worst_relative_error(exp_slice::<false>)),
             ("fused", worst_relative_error(exp_slice::<true>)),
         ] {
             assert!(worst < EXP_REL_TOL, "{name}: {worst:e}");
+        }
+        for level in simd::supported_levels() {
+            let worst = worst_relative_error(|v| exp_at(level, v));
+            assert!(worst < EXP_REL_TOL, "{level:?}: {worst:e}");
+        }
+    }
+
+    /// The fused compilations (AVX2 + FMA, AVX-512, and the generic fused loop)
+    /// give the same bits.
+    #[test]
+    fn fused_compilations_agree_bit_for_bit() {
+        let mut reference = arguments();
+        exp_slice::<true>(&mut reference);
+        for level in simd::supported_levels() {
+            if level == Level::Baseline && !NATIVE_FMA {
+                continue;
+            }
+            let mut got = arguments();
+            exp_at(level, &mut got);
+            let differ = got
+                .iter()
+                .zip(&reference)
+                .filter(|(a, b)| a.to_bits() != b.to_bits())
+                .count();
+            assert_eq!(differ, 0, "{level:?}: {differ} values differ");
         }
     }
 
