@@ -429,10 +429,16 @@ pub unsafe extern "C" fn kpca_model_from_bytes(
         }
         // SAFETY: caller contract on `blob`.
         let bytes = unsafe { slice_in(blob, len) }?;
-        let view = ModelRef::from_bytes(bytes)?;
+        // Loaded in this frame and copied out only on success.
+        let mut slot = core::mem::MaybeUninit::uninit();
+        let raw = RawModel::load_into(&mut slot, bytes)?;
         // SAFETY: caller contract on `model` (non-NULL checked above);
         // `RawModel` has the layout of `kpca_model` (asserted above).
-        unsafe { write_out(model.cast::<RawModel>(), *view.as_raw()) }
+        let out = unsafe { slice_out(model.cast::<RawModel>(), 1) }?;
+        if let Some(dst) = out.first_mut() {
+            raw.copy_into(dst);
+        }
+        Ok(())
     })
 }
 

@@ -391,6 +391,41 @@ fn checked_envelope(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
 /// 0, threshold >= 0 and the stored norms.
 #[inline]
 fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
+    let mut slot = core::mem::MaybeUninit::uninit();
+    let raw = RawModel::load_into(&mut slot, bytes)?;
+    Ok(ModelRef::from_validated_raw(*raw))
+}
+
+impl RawModel {
+    /// Reads a model blob in place into `slot`, with every check of
+    /// [`ModelRef::from_bytes`], and returns the loaded record, whose
+    /// pointers point into `bytes`: `bytes` must stay valid and unchanged
+    /// while the record is used as a model (the contract of the C API's
+    /// `kpca_model`). On failure the error is returned and `slot` holds no
+    /// loaded record (it may have been written: the C API loads into a slot
+    /// of its own and copies it out only on success).
+    ///
+    /// The record is written where it is: unlike a returned [`ModelRef`], no
+    /// copy of it is made, so a firmware that loads through this and
+    /// [`RawModel::copy_into`] (the C API's `kpca_model_from_bytes`) links no
+    /// `memcpy`.
+    pub fn load_into<'s>(
+        slot: &'s mut core::mem::MaybeUninit<RawModel>,
+        bytes: &[u8],
+    ) -> Result<&'s mut RawModel, Error> {
+        let (raw, heads) = checked_record(bytes, slot)?;
+        crate::heads::attach_heads(raw, &heads)?;
+        Ok(raw)
+    }
+}
+
+/// The checked record of a blob (without its optional sections), written
+/// into `slot` once every check has passed, and the sections: the body of
+/// [`RawModel::load_into`].
+fn checked_record<'s, 'b>(
+    bytes: &'b [u8],
+    slot: &'s mut core::mem::MaybeUninit<RawModel>,
+) -> Result<(&'s mut RawModel, Heads<'b>), Error> {
     let (h, body) = checked_envelope(bytes)?;
     let total = to_usize(h.total_len);
     let (d, m, k) = (
@@ -453,7 +488,7 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     // Every section was split off the body with its exact length, the sizes
     // and kernel were checked and every number is finite and consistent: the
     // invariant of `ModelRef` holds for the lifetime of `bytes`.
-    let mut raw = RawModel {
+    let record = slot.write(RawModel {
         magic: LOADED_MAGIC,
         kernel,
         dim: h.dim,
@@ -482,9 +517,8 @@ fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
         preimage_coef: core::ptr::null(),
         reg_weights: core::ptr::null(),
         reg_intercept: core::ptr::null(),
-    };
-    crate::heads::attach_heads(&mut raw, &heads)?;
-    Ok(ModelRef::from_validated_raw(raw))
+    });
+    Ok((record, heads))
 }
 
 impl<'a> ModelRef<'a> {

@@ -278,6 +278,36 @@ pub(crate) fn check_consistency(
     Ok(())
 }
 
+impl RawModel {
+    /// Copies this record into `dst` one pointer-sized word at a time: an
+    /// assignment of the whole record (112 bytes on 32-bit targets) is a call
+    /// of `memcpy`, which would link the compiler runtime's (about 700 bytes
+    /// of flash on a Cortex-M4F) into every firmware that loads a model.
+    #[allow(unsafe_code)]
+    pub fn copy_into(&self, dst: &mut RawModel) {
+        use core::mem::{align_of, size_of, MaybeUninit};
+        type Word = MaybeUninit<usize>;
+        const WORDS: usize = size_of::<RawModel>() / size_of::<Word>();
+        const _: () = assert!(
+            size_of::<RawModel>().is_multiple_of(size_of::<Word>())
+                && align_of::<RawModel>() >= align_of::<Word>()
+        );
+        let from = (self as *const RawModel).cast::<Word>();
+        let to = (dst as *mut RawModel).cast::<Word>();
+        for i in 0..WORDS {
+            crate::project::keep_rolled();
+            // SAFETY: both records are WORDS aligned words (asserted above)
+            // with no padding (the fields are 4-byte numbers, then pointers,
+            // 64 bytes of numbers before them on 64-bit targets), and `dst` is
+            // borrowed exclusively, so i < WORDS reads and writes inside them.
+            // Words are copied as `MaybeUninit`, which keeps the pointers'
+            // provenance; every field is valid for any bits, so `dst` is a
+            // valid record after every word and equal to `self` after the last.
+            unsafe { to.add(i).write(from.add(i).read()) };
+        }
+    }
+}
+
 impl<'a> ModelRef<'a> {
     /// Validates `parts` and returns the view. Checks, in order: dimensions
     /// (non-zero, within maxima), kernel parameters, slice lengths, finiteness,

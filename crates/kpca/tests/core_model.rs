@@ -717,3 +717,40 @@ fn single_kernel_views_match_the_generic_calls_and_refuse_other_kernels() {
         }
     }
 }
+
+/// `RawModel::load_into` reads a blob into the caller's slot as
+/// `ModelRef::from_bytes` does, and `RawModel::copy_into` (the C API's load
+/// path, without `memcpy`) copies it field for field: the copy, read back as
+/// a view, projects exactly as the loaded view. A failing load is an error.
+#[test]
+fn records_load_in_place_and_copy_word_by_word() {
+    use core::mem::MaybeUninit;
+    use kpca::RawModel;
+    let mut g = Lcg(5);
+    let model = TestModel::random(Kernel::Rbf { gamma: 0.3 }, 6, 11, 3, true, 5);
+    let blob = model.blob();
+    let view = ModelRef::from_bytes(&blob).unwrap();
+    let mut slot = MaybeUninit::uninit();
+    let raw = RawModel::load_into(&mut slot, &blob).unwrap();
+    assert_eq!(format!("{raw:?}"), format!("{:?}", view.as_raw()));
+    // The copy starts as another model's record: every size and pointer differs.
+    let other = TestModel::random(Kernel::Linear, 2, 3, 1, false, 9).blob();
+    let mut copy = *ModelRef::from_bytes(&other).unwrap().as_raw();
+    raw.copy_into(&mut copy);
+    assert_eq!(format!("{copy:?}"), format!("{raw:?}"));
+    // SAFETY: `copy` equals the record of `view`, whose blob outlives it.
+    let copied = unsafe { ModelRef::from_raw(&copy) }.unwrap();
+    let x = g.vec(6, 1.0);
+    let (mut a, mut b) = (vec![0.0f32; 3], vec![0.0f32; 3]);
+    let ea = view.project_and_score(&x, &mut a).unwrap();
+    let eb = copied.project_and_score(&x, &mut b).unwrap();
+    assert_eq!((a, ea.to_bits()), (b, eb.to_bits()));
+    // A truncated blob: the loader's error.
+    let mut other = MaybeUninit::uninit();
+    let truncated = RawModel::load_into(&mut other, &blob[..blob.len() - 4]).map(|_| ());
+    assert_eq!(
+        truncated,
+        ModelRef::from_bytes(&blob[..blob.len() - 4]).map(|_| ())
+    );
+    assert!(truncated.is_err());
+}
