@@ -37,9 +37,12 @@ pub(crate) struct IterOptions {
 /// columns (one read of the lower triangle for b vectors; a wider block converges
 /// in slightly fewer passes but costs more flops per pass: measured on the
 /// benchmark data, b = k = 8 needs 160 products at n = 8000 against 296 for
-/// b = k + 8 and is about 20% faster) plus O(n cap (k + b)) for the new columns of
-/// H, the Ritz vectors and the reorthogonalisation. Each pass: Rayleigh-Ritz on H
-/// gives Ritz pairs (theta_i, x_i = V y_i) with residuals
+/// b = k + 8 and is about 20% faster; with the product taking 16 columns per read
+/// of the matrix, b = 16 needs 248 products in 16 reads at n = 4000 against 160
+/// in 20 and is still about 50% slower, the product being bound by its
+/// multiply-adds rather than by the reads) plus O(n cap (k + b)) for the new
+/// columns of H, the Ritz vectors and the reorthogonalisation. Each pass:
+/// Rayleigh-Ritz on H gives Ritz pairs (theta_i, x_i = V y_i) with residuals
 /// r_i = (KV) y_i - theta_i x_i for the k + b leading pairs; the residuals of the
 /// first b of them that have not converged (by the test below; pairs past the
 /// k-th always count as not converged), orthonormalised against V, are the next
