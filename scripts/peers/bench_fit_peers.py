@@ -66,8 +66,10 @@ def make(case, x, landmarks):
             feats = ny.transform(x)
             pca = PCA(n_components=K, random_state=0)
             pca.fit_transform(feats)
-            # PCA's variances use n - 1; kpca's and nystrompca's use n.
-            return pca.explained_variance_ * (n - 1) / n
+            # kpca reports the eigenvalues mu of the (approximated) centred
+            # n x n kernel matrix, n times the score variances with n; PCA's
+            # variances divide by n - 1.
+            return pca.explained_variance_ * (n - 1)
 
         return run
     if case == "nystrompca":
@@ -81,7 +83,8 @@ def make(case, x, landmarks):
             )
             model.subset = landmarks.copy()
             model.fit_transform(x)
-            return model.explained_variance_[:K]
+            # nystrompca's variances divide by n; kpca's mu = n times them.
+            return model.explained_variance_[:K] * n
 
         return run
     raise SystemExit(f"unknown case {case}")
