@@ -384,11 +384,8 @@ fn checked_envelope(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
     Ok((h, body))
 }
 
-/// Reads a model blob in place and validates it completely (the one loader of
-/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
-/// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
-/// number finite (one pass over the sections, which are contiguous), 1/std >
-/// 0, threshold >= 0 and the stored norms.
+/// The view of a blob for [`ModelRef::from_bytes`]: [`RawModel::load_into`]
+/// on a slot of its own.
 #[inline]
 fn load(bytes: &[u8]) -> Result<ModelRef<'_>, Error> {
     let mut slot = core::mem::MaybeUninit::uninit();
@@ -419,9 +416,13 @@ impl RawModel {
     }
 }
 
-/// The checked record of a blob (without its optional sections), written
-/// into `slot` once every check has passed, and the sections: the body of
-/// [`RawModel::load_into`].
+/// The checks of the one loader ([`RawModel::load_into`], behind
+/// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
+/// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
+/// number finite (one pass over the sections, which are contiguous), 1/std >
+/// 0, threshold >= 0 and the stored norms. Returns the record (without its
+/// optional sections), written into `slot` once every check has passed, and
+/// the sections, which the caller attaches.
 fn checked_record<'s, 'b>(
     bytes: &'b [u8],
     slot: &'s mut core::mem::MaybeUninit<RawModel>,
