@@ -31,7 +31,7 @@ use core::mem::MaybeUninit;
 
 use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-use crate::project::keep_rolled;
+use crate::project::{keep_rolled, ANY_KERNEL};
 use crate::rowloop::{run_rows, RowPtrs, RunState};
 
 /// The largest d of the chunked passes.
@@ -46,48 +46,20 @@ const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 const LINEAR: u32 = KernelId::Linear as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
 
-/// One run of stored points `start..end` read in one direction per section.
-#[derive(Clone, Copy)]
-struct Run {
-    start: usize,
-    end: usize,
-    /// Points read backwards: the W floats ending at the row's end.
-    z_back: bool,
-    /// A rows read backwards: the `width` floats ending at the row's end.
-    a_back: bool,
-}
-
-/// The rows of a section of `m` rows of `len` floats that a read of `width`
-/// floats can take forwards (from the row's start: rows `..forward`) and
-/// the first row it can take backwards (ending at the row's end: rows
-/// `backward..`).
-fn directions(m: usize, len: usize, width: usize) -> (usize, usize) {
+/// The first row of a section of `m` rows of `len` floats that a read of
+/// `width` floats (> `len`) takes backwards (ending at the row's end): the
+/// rows before it are read forwards (from the row's start). `None` when
+/// some row can be read in neither direction (a section of very few
+/// floats): the last forward row must not come before the first row a
+/// backward read fits.
+fn split_row(m: usize, len: usize, width: usize) -> Option<usize> {
     let total = m.saturating_mul(len);
     let forward = match (total.checked_sub(width), len) {
         (Some(spare), 1..) => (spare / len + 1).min(m),
         _ => 0,
     };
     let backward = width.saturating_sub(len).div_ceil(len.max(1));
-    (forward, backward)
-}
-
-/// The split of the m points into at most three [`Run`]s (an empty one has
-/// start = end), or `None` when some row can be read in neither direction
-/// (a model of very few floats).
-fn segments(m: usize, z: (usize, usize), a: (usize, usize)) -> Option<[Run; 3]> {
-    let (zf, zb) = directions(m, z.0, z.1);
-    let (af, ab) = directions(m, a.0, a.1);
-    if zb > zf || ab > af {
-        return None;
-    }
-    let (lo, hi) = (zf.min(af), zf.max(af));
-    let run = |start: usize, end: usize| Run {
-        start,
-        end,
-        z_back: start >= zf,
-        a_back: start >= af,
-    };
-    Some([run(0, lo), run(lo, hi), run(hi, m)])
+    (backward <= forward).then_some(forward)
 }
 
 /// Adds a run's sums into `y`: sum `l` is component `first + l` when that is
@@ -104,87 +76,93 @@ fn flush(y: &mut [f32; MAX_COMPONENTS], sums: &[f32; 8], first: isize, from: usi
     }
 }
 
-/// The input vector and the model's standardisation (x'_j = (x_j - mean_j)
-/// · (1/std_j), the same operations as the projection's first pass).
-#[derive(Clone, Copy)]
-pub(crate) struct Input<'x> {
-    /// The caller's x (length d).
-    pub(crate) raw: &'x [f32],
-    /// The model's (mean, 1/std), when it standardises (length d each).
-    pub(crate) standardization: Option<(&'x [f32], &'x [f32])>,
-}
-
-/// Stages x' scaled by `scale` in `stage` for one run, writing every float
-/// the run reads: W = 8·ceil(d/8) floats, x' then W - d zeros for a forward
-/// run (each point read from its row's start), W - d zeros then x' for a
-/// backward run (the W floats ending at the row's end). `None` (nothing
-/// written) when W floats do not fit (d > [`MAX_FAST_DIM`]).
-#[allow(unsafe_code)]
-fn stage_input(
-    x: &Input<'_>,
-    scale: f32,
-    back: bool,
-    stage: &mut MaybeUninit<[f32; STAGE]>,
-) -> Option<()> {
-    let d = x.raw.len();
-    let pad = d.div_ceil(8) * 8 - d;
-    // Every write below is at a position < pad + d <= STAGE (checked here),
-    // inside the array.
-    if pad + d > STAGE {
-        return None;
-    }
-    let p = stage.as_mut_ptr().cast::<f32>();
-    let (zeros, start) = if back { (0..pad, pad) } else { (d..d + pad, 0) };
-    for pos in zeros {
-        keep_rolled();
-        // SAFETY: pos < pad + d <= STAGE.
-        unsafe { p.add(pos).write(0.0) };
-    }
-    let xp = p.wrapping_add(start);
-    match x.standardization {
-        Some((mean, inv_std)) => {
-            for (j, ((&xj, &mj), &sj)) in x.raw.iter().zip(mean).zip(inv_std).enumerate() {
-                keep_rolled();
-                // SAFETY: j < d, so start + j < pad + d <= STAGE.
-                unsafe { xp.add(j).write((xj - mj) * sj * scale) };
-            }
-        }
-        None => {
-            for (j, &xj) in x.raw.iter().enumerate() {
-                keep_rolled();
-                // SAFETY: j < d, so start + j < pad + d <= STAGE.
-                unsafe { xp.add(j).write(xj * scale) };
-            }
-        }
-    }
-    Some(())
-}
-
-/// Sets the kernel's numbers for one call into `st` and returns the factor
-/// x' is scaled by.
-fn set_kernel(st: &mut RunState, model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> f32 {
+/// The factor the passes scale x' by when it is staged: -2 gamma log2(e)
+/// for the rbf kernel (the point's sum is then the exponent of 2^-w),
+/// gamma for the polynomial and sigmoid kernels, 1 for the others.
+#[inline(always)]
+pub(crate) fn stage_scale(model: &ModelRef<'_>, kernel: u32) -> f32 {
     let r = model.as_raw();
-    let g = r.gamma * core::f32::consts::LOG2_E;
-    st.degree = r.degree;
     match kernel {
-        RBF => {
-            st.base = g * sq_norm;
-            st.norm_scale = g;
-            -2.0 * g
+        RBF => -2.0 * (r.gamma * core::f32::consts::LOG2_E),
+        POLYNOMIAL | SIGMOID => r.gamma,
+        _ => 1.0,
+    }
+}
+
+/// Whether the passes take a model of `kernel` and input dimension `d` (the
+/// caller then stages x' for them in a [`STAGE`]-float scratch).
+#[inline(always)]
+pub(crate) fn takes(kernel: u32, d: usize) -> bool {
+    d <= MAX_FAST_DIM
+        && matches!(
+            kernel,
+            LINEAR | POLYNOMIAL | RBF | LAPLACIAN | SIGMOID | COSINE
+        )
+}
+
+/// The floats each point read covers: W = 8·ceil(d/8), or d for the
+/// Laplacian (whose padding would add |0 - z_j|, not 0).
+#[inline(always)]
+pub(crate) fn read_width(kernel: u32, d: usize) -> usize {
+    if kernel == LAPLACIAN {
+        d
+    } else {
+        8 * d.div_ceil(8)
+    }
+}
+
+/// Moves the forward stage (x' in the first d floats, zeros up to W) to the
+/// backward one (W - d zeros, then x': the W floats ending at a row's end).
+///
+/// # Safety
+/// `stage` holds W = 8·ceil(d/8) <= [`STAGE`] written floats.
+#[allow(unsafe_code)]
+unsafe fn stage_backwards(stage: *mut f32, d: usize) {
+    let pad = d.div_ceil(8) * 8 - d;
+    // SAFETY: j + pad < W <= STAGE and j < d (the caller's contract); the
+    // copy runs from the end, so no float is overwritten before it is moved.
+    unsafe {
+        for j in (0..d).rev() {
+            crate::project::keep_rolled();
+            stage.add(j + pad).write(stage.add(j).read());
         }
-        LAPLACIAN => {
-            st.post_scale = g;
-            1.0
+        for j in 0..pad {
+            crate::project::keep_rolled();
+            stage.add(j).write(0.0);
         }
-        LINEAR => 1.0,
-        COSINE => {
-            st.post_scale = crate::fastmath::sqrt(sq_norm);
-            1.0
-        }
-        _ => {
-            st.base = r.coef0;
-            st.post_scale = 2.0 * core::f32::consts::LOG2_E;
-            r.gamma
+    }
+}
+
+impl RunState {
+    /// The state of one call of a model of `kernel` (its numbers for the
+    /// input of squared norm `sq_norm`), with y = -0.0 and c'k = 0.
+    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> RunState {
+        let (d, _, k) = model.dims();
+        let r = model.as_raw();
+        let g = r.gamma * core::f32::consts::LOG2_E;
+        let l1 = kernel == LAPLACIAN;
+        let (base, norm_scale, post_scale) = match kernel {
+            RBF => (g * sq_norm, g, 0.0),
+            LAPLACIAN => (0.0, 0.0, g),
+            COSINE => (0.0, 0.0, crate::fastmath::sqrt(sq_norm)),
+            POLYNOMIAL | SIGMOID => (r.coef0, 0.0, 2.0 * core::f32::consts::LOG2_E),
+            _ => (0.0, 0.0, 0.0),
+        };
+        RunState {
+            base,
+            norm_scale,
+            y: [-0.0; MAX_COMPONENTS],
+            ck: 0.0,
+            x: core::ptr::null(),
+            full: if l1 { d / 8 } else { d.div_ceil(8) } as u32,
+            tail: 4 * (d as i32 - read_width(kernel, d) as i32),
+            d_bytes: (4 * d) as u32,
+            k_bytes: (4 * k) as u32,
+            degree: r.degree,
+            post_scale,
+            group2: (4 * k.saturating_sub(8)) as u32,
+            sums2: [-0.0; 8],
+            rest: if l1 { d % 8 } else { 0 } as u32,
         }
     }
 }
@@ -218,36 +196,47 @@ struct Variant {
     kernel: u32,
 }
 
-/// Sums the points `rows.0..rows.1` of a run (read backwards when `z_back`,
-/// A read from `first` floats into each row) from 0, adds them into
-/// `y[..k]` and returns their c'k.
+/// Adds the points `rows.0..rows.1` of a run (read backwards when `z_back`,
+/// A read from `first` floats into each row) into `st.y[..k]` and `st.ck`:
+/// in place when `in_place` (`first` is 0, so sum l is component l), or
+/// else summed from 0 and then added.
 ///
 /// # Safety
 /// `sections` are the model's (m·d, m, m and m·k floats, the invariant of
-/// `ModelRef`), `st` describes the model and holds the staged x' for the
-/// direction `z_back`, and the rows lie in a [`Run`] of [`segments`] for
+/// `ModelRef`), `st` describes the model and `st.x` holds the staged x' for
+/// the direction `z_back`, and the rows lie in a [`Run`] of [`segments`] for
 /// widths (d, W) and (k, min(kr, 8)) with `first` its A offset (or, when
 /// every read ends inside its row, anywhere in 0..m with `first` 0 and
 /// `z_back` false): then each row's point read (W floats at the row's
 /// start, or ending at its end; the Laplacian's W is d) and A read
 /// (min(kr, 8) floats at row + first; for k > 8 also 8 floats at
 /// row + k - 8, inside the row) lie in their sections.
-#[inline(always)]
+#[inline(never)]
 #[allow(unsafe_code)]
-unsafe fn sum_points(
+unsafe fn sum_points<const KERNEL: u32>(
     st: &mut RunState,
     sections: &Sections,
     variant: Variant,
     rows: (usize, usize),
     z_back: bool,
     first: isize,
-    y: &mut [f32; MAX_COMPONENTS],
-) -> f32 {
+    in_place: bool,
+) {
     let (d, k) = (st.d_bytes as usize / 4, st.k_bytes as usize / 4);
     let z_off = if z_back { st.tail as isize / 4 } else { 0 };
-    st.sums = [-0.0; 8];
-    st.sums2 = [-0.0; 8];
-    st.ck = 0.0;
+    let mut kept = [-0.0f32; 8];
+    let mut kept_ck = 0.0f32;
+    if !in_place {
+        for (kl, yl) in kept.iter_mut().zip(st.y.iter_mut()) {
+            *kl = *yl;
+            *yl = -0.0;
+        }
+        kept_ck = st.ck;
+        st.ck = 0.0;
+    }
+    if k > 8 {
+        st.sums2 = [-0.0; 8];
+    }
     // SAFETY: the caller's contract.
     unsafe {
         let ptrs = RowPtrs {
@@ -257,7 +246,11 @@ unsafe fn sum_points(
             a: sections.a.add(rows.0 * k).offset(first),
             n: rows.1 - rows.0,
         };
-        let kernel = variant.kernel;
+        let kernel = if KERNEL == ANY_KERNEL {
+            variant.kernel
+        } else {
+            KERNEL
+        };
         match (variant.chunked, variant.kr) {
             (false, 4) => run_rows::<false, 4>(st, ptrs, kernel),
             (false, _) => run_rows::<false, 8>(st, ptrs, kernel),
@@ -266,41 +259,40 @@ unsafe fn sum_points(
             (true, _) => run_rows::<true, 16>(st, ptrs, kernel),
         }
     }
-    flush(y, &st.sums, first, 0, k);
-    if k > 8 {
-        flush(y, &st.sums2, k.saturating_sub(8) as isize, 8, k);
+    if !in_place {
+        let mut sums = [-0.0f32; 8];
+        for (sl, (yl, kl)) in sums.iter_mut().zip(st.y.iter_mut().zip(kept)) {
+            *sl = *yl;
+            *yl = kl;
+        }
+        st.ck += kept_ck;
+        flush(&mut st.y, &sums, first, 0, k);
     }
-    st.ck
+    if k > 8 {
+        let sums2 = st.sums2;
+        flush(&mut st.y, &sums2, k.saturating_sub(8) as isize, 8, k);
+    }
 }
 
-/// c'k_x (returned) and A'k_x (added into `y[..k]`) by a register pass, for
-/// the input `x` (length d); `None` (nothing added) when no pass applies:
-/// d > [`MAX_FAST_DIM`], or a model too small to read in either direction.
-///
-/// `kernel` is the model's kernel id (a constant in the per-kernel entry
-/// points, so only its code is kept); `stage` is the caller's scratch for
-/// x'.
+/// Adds c'k_x into `st.ck` and A'k_x into `st.y[..k]` by a register pass,
+/// for x' staged forwards in `stage` (x' scaled by [`stage_scale`] in the
+/// first d floats, zeros up to W = [`read_width`]); `None` (nothing added)
+/// when no pass applies: not [`takes`], or a model too small to read in
+/// either direction.
 ///
 /// The passes: d <= 8 and k <= 8, register runs (x' in 8 registers);
 /// otherwise chunked runs. Sums: 4 for k <= 4, 8 for k <= 8, and for k > 8
 /// a second group of 8 (components 8..16, or the 8 ending at the row's end).
 #[inline(always)]
 #[allow(unsafe_code)]
-pub(crate) fn accumulate_fast(
+pub(crate) fn accumulate_fast<const KERNEL: u32>(
     model: &ModelRef<'_>,
-    x: &Input<'_>,
-    sq_norm: f32,
-    y: &mut [f32; MAX_COMPONENTS],
+    st: &mut RunState,
     kernel: u32,
     stage: &mut MaybeUninit<[f32; STAGE]>,
-) -> Option<f32> {
+) -> Option<()> {
     let (d, m, k) = model.dims();
-    if !matches!(
-        kernel,
-        LINEAR | POLYNOMIAL | RBF | LAPLACIAN | SIGMOID | COSINE
-    ) || x.raw.len() != d
-        || d > MAX_FAST_DIM
-    {
+    if !takes(kernel, d) || st.d_bytes as usize != 4 * d {
         return None;
     }
     let l1 = kernel == LAPLACIAN;
@@ -310,46 +302,9 @@ pub(crate) fn accumulate_fast(
         5..=8 => 8,
         _ => 16,
     };
-    // The floats read per point: W = 8·ceil(d/8), or d for the Laplacian.
-    let width = if l1 { d } else { 8 * d.div_ceil(8) };
-    let runs = if width <= d && kr.min(8) <= k {
-        // Every row's reads end inside it (d a multiple of 8, or the
-        // Laplacian; and k = 4, k = 8 or k > 8): one forward run, no split
-        // to work out.
-        let whole = Run {
-            start: 0,
-            end: m,
-            z_back: false,
-            a_back: false,
-        };
-        let empty = Run {
-            start: m,
-            end: m,
-            ..whole
-        };
-        [whole, empty, empty]
-    } else {
-        segments(m, (d, width), (k, kr.min(8)))?
-    };
+    let width = read_width(kernel, d);
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
-    let mut st = RunState {
-        base: 0.0,
-        norm_scale: 0.0,
-        sums: [-0.0; 8],
-        ck: 0.0,
-        x: core::ptr::null(),
-        full: if l1 { d / 8 } else { d.div_ceil(8) } as u32,
-        tail: if l1 { 0 } else { 4 * (d as i32 - width as i32) },
-        d_bytes: (4 * d) as u32,
-        k_bytes: (4 * k) as u32,
-        degree: 0,
-        post_scale: 0.0,
-        group2: (4 * k.saturating_sub(8)) as u32,
-        sums2: [-0.0; 8],
-        rest: if l1 { d % 8 } else { 0 } as u32,
-    };
-    let scale = set_kernel(&mut st, model, kernel, sq_norm);
     let sections = Sections {
         points: points.as_ptr(),
         norms: norms.as_ptr(),
@@ -366,38 +321,68 @@ pub(crate) fn accumulate_fast(
     } else {
         usize::MAX
     };
-    let mut ck = 0.0f32;
-    for run in runs.iter().filter(|r| r.start < r.end) {
-        stage_input(x, scale, run.z_back, stage)?;
-        st.x = stage.as_ptr().cast::<f32>();
+    let stage = stage.as_mut_ptr().cast::<f32>();
+    st.x = stage;
+    // The first rows read backwards: points from zf on, A rows from af on
+    // (m: none, when every read ends inside its row: d a multiple of 8 or
+    // the Laplacian; k = 4, k = 8 or k > 8).
+    let zf = if width <= d {
+        m
+    } else {
+        split_row(m, d, width)?
+    };
+    let af = if kr.min(8) <= k {
+        m
+    } else {
+        split_row(m, k, kr.min(8))?
+    };
+    if zf == m && af == m && block == usize::MAX {
+        // One forward run over every point, sum l component l.
+        // SAFETY: every read ends inside its row: see `sum_points`.
+        unsafe { sum_points::<KERNEL>(st, &sections, variant, (0, m), false, 0, true) };
+        return Some(());
+    }
+    let mut backwards = false;
+    let mut start = 0;
+    while start < m {
+        // A run ends where either section turns to backward reads, or
+        // after `block` points (see UNBOUNDED_BLOCK).
+        let (z_back, a_back) = (start >= zf, start >= af);
+        let mut end = m.min(start.saturating_add(block));
+        if !z_back {
+            end = end.min(zf);
+        }
+        if !a_back {
+            end = end.min(af);
+        }
+        if z_back && !backwards {
+            // SAFETY: backward point reads exist only for W > d, so not
+            // for the Laplacian, and the caller staged W <= STAGE floats.
+            unsafe { stage_backwards(stage, d) };
+            backwards = true;
+        }
         // The A read: forwards from the row's start, or (a backward run of
         // k < kr) the kr floats ending at the row's end.
-        let first = if run.a_back {
-            k as isize - kr as isize
-        } else {
-            0
+        let first = if a_back { k as isize - kr as isize } else { 0 };
+        // Sums added in place where sum l is component l, except in the
+        // polynomial's blocks, each summed from 0 (see UNBOUNDED_BLOCK).
+        let in_place = first == 0 && block == usize::MAX;
+        // SAFETY: rows `start..end` are read forwards below zf and af and
+        // backwards from them on, which `split_row` allows; `first` is the
+        // A offset of the direction, `st.x` is staged for the point reads'
+        // direction: see `sum_points`.
+        unsafe {
+            sum_points::<KERNEL>(
+                st,
+                &sections,
+                variant,
+                (start, end),
+                z_back,
+                first,
+                in_place,
+            )
         };
-        // Blocks of at most `block` points, each summed from 0 and then
-        // added into y and c'k (see UNBOUNDED_BLOCK).
-        let mut start = run.start;
-        while start < run.end {
-            let end = run.end.min(start.saturating_add(block));
-            // SAFETY: `start..end` lies in `run`, which comes from
-            // `segments` (or is the whole model when every read ends in its
-            // row), with `first` its A offset: see `sum_points`.
-            ck += unsafe {
-                sum_points(
-                    &mut st,
-                    &sections,
-                    variant,
-                    (start, end),
-                    run.z_back,
-                    first,
-                    y,
-                )
-            };
-            start = end;
-        }
+        start = end;
     }
-    Some(ck)
+    Some(())
 }

@@ -185,6 +185,71 @@ fn is_zero_input(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> bool {
     }
 }
 
+/// ‖x'‖² and the finiteness probe of the input (x' = x standardised when
+/// the model standardises), for models the passes do not take.
+#[inline(never)]
+fn input_norm(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> (f32, f32) {
+    let (mut sq_norm, mut probe) = (0.0f32, 0.0f32);
+    if let Some((mean, inv_std)) = standardization {
+        for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
+            keep_rolled();
+            let v = (xj - mj) * sj;
+            sq_norm += v * v;
+            probe += xj * 0.0;
+        }
+    } else {
+        for &xj in x {
+            keep_rolled();
+            sq_norm += xj * xj;
+            probe += xj * 0.0;
+        }
+    }
+    (sq_norm, probe)
+}
+
+/// As [`input_norm`], and stages x' times `scale` for the passes: x' in the
+/// first d floats of `stage`, zeros up to `width` (returns a NaN probe and
+/// writes nothing when `width` floats do not fit or are fewer than d).
+#[inline(always)]
+#[allow(unsafe_code)]
+fn stage_input(
+    x: &[f32],
+    standardization: Option<(&[f32], &[f32])>,
+    scale: f32,
+    width: usize,
+    stage: &mut MaybeUninit<[f32; passes::STAGE]>,
+) -> (f32, f32) {
+    let (mut sq_norm, mut probe) = (0.0f32, 0.0f32);
+    if width > passes::STAGE || x.len() > width {
+        return (0.0, f32::NAN);
+    }
+    let p = stage.as_mut_ptr().cast::<f32>();
+    if let Some((mean, inv_std)) = standardization {
+        for (j, ((&xj, &mj), &sj)) in x.iter().zip(mean).zip(inv_std).enumerate() {
+            keep_rolled();
+            let v = (xj - mj) * sj;
+            sq_norm += v * v;
+            probe += xj * 0.0;
+            // SAFETY: j < x.len() <= width <= STAGE (checked above).
+            unsafe { p.add(j).write(v * scale) };
+        }
+    } else {
+        for (j, &xj) in x.iter().enumerate() {
+            keep_rolled();
+            sq_norm += xj * xj;
+            probe += xj * 0.0;
+            // SAFETY: j < x.len() <= width <= STAGE (checked above).
+            unsafe { p.add(j).write(xj * scale) };
+        }
+    }
+    for j in x.len()..width {
+        keep_rolled();
+        // SAFETY: j < width <= STAGE (checked above).
+        unsafe { p.add(j).write(0.0) };
+    }
+    (sq_norm, probe)
+}
+
 /// `evaluate::<ANY_KERNEL>` serves models of every kernel.
 pub(crate) const ANY_KERNEL: u32 = u32::MAX;
 
@@ -221,26 +286,24 @@ pub(crate) fn evaluate<const KERNEL: u32>(
         return Err(Error::InputLength);
     }
     let standardization = model.standardization();
-    // The components' sums, y[..k] (-0.0 is the exact additive identity).
-    let mut y = [-0.0f32; MAX_COMPONENTS];
-    // ‖x'‖² and a probe that is NaN iff some x_j is not finite (x·0 is 0 for
-    // finite x, NaN otherwise).
-    let mut sq_norm = 0.0f32;
-    let mut probe = 0.0f32;
-    if let Some((mean, inv_std)) = standardization {
-        for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
-            keep_rolled();
-            let v = (xj - mj) * sj;
-            sq_norm += v * v;
-            probe += xj * 0.0;
-        }
+    // x' for the passes: one scratch in this frame, written (W floats,
+    // x' scaled for the kernel and then zeros) before it is read.
+    let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
+    let staged = passes::takes(kernel, d);
+    // ‖x'‖², x' staged when the passes take the model, and a probe that is
+    // NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN otherwise).
+    let (sq_norm, probe) = if staged {
+        let scale = passes::stage_scale(model, kernel);
+        stage_input(
+            x,
+            standardization,
+            scale,
+            passes::read_width(kernel, d),
+            &mut stage,
+        )
     } else {
-        for &xj in x {
-            keep_rolled();
-            sq_norm += xj * xj;
-            probe += xj * 0.0;
-        }
-    }
+        input_norm(x, standardization)
+    };
     if probe.is_nan() {
         return Err(Error::NonFiniteInput);
     }
@@ -255,18 +318,15 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     {
         return Err(Error::NonFiniteResult);
     }
-    let input = passes::Input {
-        raw: x,
-        standardization,
-    };
-    // x' for the passes: one scratch in this frame, written before it is read.
-    let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
-    let ck = match passes::accumulate_fast(model, &input, sq_norm, &mut y, kernel, &mut stage) {
-        Some(ck) => ck,
-        None => accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut y, 0),
-    };
+    let mut st = crate::rowloop::RunState::for_call(model, kernel, sq_norm);
+    let fast =
+        staged && passes::accumulate_fast::<KERNEL>(model, &mut st, kernel, &mut stage).is_some();
+    if !fast {
+        st.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut st.y, 0);
+    }
+    let (y, ck) = (&mut st.y, st.ck);
     let mut sum_sq = 0.0f32;
-    probe = 0.0;
+    let mut probe = 0.0f32;
     for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
         keep_rolled();
         *yl += bl;
@@ -282,7 +342,7 @@ pub(crate) fn evaluate<const KERNEL: u32>(
         return Err(Error::NonFiniteResult);
     }
     if let Some(out) = out {
-        for (o, v) in out.iter_mut().zip(&y).take(k) {
+        for (o, v) in out.iter_mut().zip(y.iter()).take(k) {
             keep_rolled();
             *o = *v;
         }

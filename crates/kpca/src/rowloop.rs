@@ -38,41 +38,45 @@ const LINEAR: u32 = KernelId::Linear as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
 
 /// Everything a run needs besides its row pointers, in the layout the
-/// assembly reads (byte offsets in the comments, asserted below).
+/// assembly reads (byte offsets in the comments, asserted below). One per
+/// call: it also holds the call's component sums `y` and c'k, which the
+/// runs add into in place.
 #[repr(C)]
 pub(crate) struct RunState {
     /// 0: where each point's sum starts.
     pub(crate) base: f32,
     /// 4: multiplies ‖z‖² into the sum.
     pub(crate) norm_scale: f32,
-    /// 8: the first 8 component sums (in: -0.0; out: the run's sums).
-    pub(crate) sums: [f32; 8],
-    /// 40: c'k over the run (in: 0.0).
+    /// 8: the component sums y (in: -0.0, the exact additive identity); a
+    /// run adds into the first 8 (sums past k collect what the reads past a
+    /// row's k entries give, and are never read).
+    pub(crate) y: [f32; 16],
+    /// 72: c'k (in: 0.0).
     pub(crate) ck: f32,
-    /// 44: x' in 8 floats (register runs) or 8·ceil(d/8) (chunked runs).
+    /// 76: x' in 8 floats (register runs) or 8·ceil(d/8) (chunked runs).
     pub(crate) x: *const f32,
-    /// 48: chunks of 8 floats read per point (chunked runs): ceil(d/8)
+    /// 80: chunks of 8 floats read per point (chunked runs): ceil(d/8)
     /// (Laplacian: floor(d/8), the rest read one float at a time).
     pub(crate) full: u32,
-    /// 52: bytes from the end of a point's chunk reads to the next point's
+    /// 84: bytes from the end of a point's chunk reads to the next point's
     /// start (chunked runs): 4·(d - 8·ceil(d/8)), <= 0 (Laplacian: 0).
     pub(crate) tail: i32,
-    /// 56: bytes per point row (4·d).
+    /// 88: bytes per point row (4·d).
     pub(crate) d_bytes: u32,
-    /// 60: bytes per A row (4·k).
+    /// 92: bytes per A row (4·k).
     pub(crate) k_bytes: u32,
-    /// 64: the polynomial's degree (1..=16).
+    /// 96: the polynomial's degree (1..=16).
     pub(crate) degree: u32,
-    /// 68: scales the exponential's argument: 2 log2(e) times |u| for the
+    /// 100: scales the exponential's argument: 2 log2(e) times |u| for the
     /// sigmoid, gamma log2(e) times the L1 distance for the Laplacian; for
     /// the cosine, ‖x'‖ (the kernel value is x'z / (‖x'‖ ‖z‖)).
     pub(crate) post_scale: f32,
-    /// 72: k > 8: bytes from an A row's start to its second group of 8
+    /// 104: k > 8: bytes from an A row's start to its second group of 8
     /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
     pub(crate) group2: u32,
-    /// 76: the second group's sums (k > 8; in: -0.0).
+    /// 108: the second group's sums (k > 8; in: -0.0).
     pub(crate) sums2: [f32; 8],
-    /// 108: Laplacian chunked runs: the d mod 8 floats read one at a time
+    /// 140: Laplacian chunked runs: the d mod 8 floats read one at a time
     /// after the `full` chunks (0 for the other kernels).
     pub(crate) rest: u32,
 }
@@ -82,12 +86,12 @@ pub(crate) struct RunState {
 const _: () = {
     use core::mem::offset_of;
     assert!(offset_of!(RunState, base) == 0 && offset_of!(RunState, norm_scale) == 4);
-    assert!(offset_of!(RunState, sums) == 8 && offset_of!(RunState, ck) == 40);
-    assert!(offset_of!(RunState, x) == 44 && offset_of!(RunState, full) == 48);
-    assert!(offset_of!(RunState, tail) == 52 && offset_of!(RunState, d_bytes) == 56);
-    assert!(offset_of!(RunState, k_bytes) == 60 && offset_of!(RunState, degree) == 64);
-    assert!(offset_of!(RunState, post_scale) == 68 && offset_of!(RunState, group2) == 72);
-    assert!(offset_of!(RunState, sums2) == 76 && offset_of!(RunState, rest) == 108);
+    assert!(offset_of!(RunState, y) == 8 && offset_of!(RunState, ck) == 72);
+    assert!(offset_of!(RunState, x) == 76 && offset_of!(RunState, full) == 80);
+    assert!(offset_of!(RunState, tail) == 84 && offset_of!(RunState, d_bytes) == 88);
+    assert!(offset_of!(RunState, k_bytes) == 92 && offset_of!(RunState, degree) == 96);
+    assert!(offset_of!(RunState, post_scale) == 100 && offset_of!(RunState, group2) == 104);
+    assert!(offset_of!(RunState, sums2) == 108 && offset_of!(RunState, rest) == 140);
 };
 
 /// The row pointers of one run: its first point's read, norm, c and A row
@@ -206,7 +210,7 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
 
 /// One run in Rust: for each point, its sum, its kernel value, c'k and the
 /// `KR` (4, 8, or 16: 8 and the second group at `group2`) component sums,
-/// added into `st.sums` (and `st.sums2`) and `st.ck`.
+/// added into `st.y[..8]` (and `st.sums2`) and `st.ck`.
 ///
 /// # Safety
 /// `rows` and `st` describe reads inside the model's sections: for each of
@@ -225,7 +229,8 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
     // SAFETY: the caller's contract.
     unsafe {
         let h = if CHUNKED { [0.0; 8] } else { load8(st.x) };
-        let (mut sums, mut sums2, mut ck) = (st.sums, st.sums2, st.ck);
+        let mut sums: [f32; 8] = load8(st.y.as_ptr());
+        let (mut sums2, mut ck) = (st.sums2, st.ck);
         let (mut zp, mut np, mut cp, mut ap) = (rows.z, rows.norms, rows.c, rows.a);
         let end = rows.norms.add(rows.n);
         while np != end {
@@ -253,7 +258,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
             np = np.add(1);
             cp = cp.add(1);
         }
-        st.sums = sums;
+        st.y[..8].copy_from_slice(&sums);
         st.sums2 = sums2;
         st.ck = ck;
     }

@@ -89,9 +89,9 @@ macro_rules! next_point {
 macro_rules! register_setup {
     () => {
         lines!(
-            "ldr {t}, [{p}, #44]",
+            "ldr {t}, [{p}, #76]",
             "vldmia {t}, {{s0-s7}}",
-            "ldr {v}, [{p}, #56]",
+            "ldr {v}, [{p}, #88]",
         )
     };
 }
@@ -136,7 +136,7 @@ macro_rules! chunked_dot {
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #44]",
+                "ldrd {v}, {u}, [{p}, #76]",
                 "25:",
                 "vldmia {v}!, {{s0-s7}}",
                 "vldmia {z}!, {{s16-s23}}",
@@ -200,7 +200,7 @@ macro_rules! l1_chunked_dot {
             lines!(
                 "add {n}, {n}, #4",
                 "vmov.f32 s27, s25",
-                "ldrd {v}, {u}, [{p}, #44]",
+                "ldrd {v}, {u}, [{p}, #76]",
                 "cmp {u}, #0",
                 "beq 26f",
                 "25:",
@@ -215,7 +215,7 @@ macro_rules! l1_chunked_dot {
                 "subs {u}, {u}, #1",
                 "bne 25b",
                 "26:",
-                "ldr {u}, [{p}, #108]",
+                "ldr {u}, [{p}, #140]",
                 "cmp {u}, #0",
                 "beq 28f",
                 "27:",
@@ -270,10 +270,10 @@ macro_rules! a_row16 {
         concat!(
             a_row8!(),
             lines!(
-                "ldr {t}, [{p}, #72]",
+                "ldr {t}, [{p}, #104]",
                 "add {t}, {a}, {t}",
                 "vldmia {t}, {{s16-s23}}",
-                "add {u}, {p}, #76",
+                "add {u}, {p}, #108",
                 "vldmia {u}, {{s0-s7}}",
                 "vmla.f32 s0, s28, s16",
                 "vmla.f32 s1, s28, s17",
@@ -308,18 +308,18 @@ macro_rules! run_block {
                 "@ {adj}: chunked runs' row adjustment",
                 "vldmia {p}, {{s25-s26}}",
                 "add {t}, {p}, #8",
-                "vldmia {t}!, {{s8-s15}}",
-                "vldmia {t}, {{s24}}",
-                "ldr {ks}, [{p}, #60]",
-                "vldr s30, [{p}, #68]",
+                "vldmia {t}, {{s8-s15}}",
+                "vldr s24, [{p}, #72]",
+                "ldr {ks}, [{p}, #92]",
+                "vldr s30, [{p}, #100]",
                 $setup,
                 "cmp {n}, {end}",
                 "beq 24f",
                 $body,
                 "24:",
                 "add {t}, {p}, #8",
-                "vstmia {t}!, {{s8-s15}}",
-                "vstmia {t}, {{s24}}",
+                "vstmia {t}, {{s8-s15}}",
+                "vstr s24, [{p}, #72]",
                 p = in(reg) st,
                 kc = in(reg) EXP2_BLOCK.as_ptr(),
                 z = inout(reg) rows.z => _,
@@ -372,7 +372,7 @@ macro_rules! poly_body {
             $dist,
             lines!(
                 "@ {kc} {u}: unused by the polynomial",
-                "ldr {t}, [{p}, #64]",
+                "ldr {t}, [{p}, #96]",
                 "vmov.f32 s28, #1.0",
                 "vmov.f32 s29, s27",
                 "27:",
