@@ -185,31 +185,39 @@ fn is_zero_input(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> bool {
     }
 }
 
-/// ‖x'‖² and the finiteness probe of the input (x' = x standardised when
-/// the model standardises), for models the passes do not take.
+/// ‖x'‖² of the input (x' = x standardised when the model standardises),
+/// for models the passes do not take. It is finite only if every x_j is (a
+/// non-finite x_j makes its x'_j, and so its square, infinite or NaN).
 #[inline(never)]
-fn input_norm(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> (f32, f32) {
-    let (mut sq_norm, mut probe) = (0.0f32, 0.0f32);
+fn input_norm(x: &[f32], standardization: Option<(&[f32], &[f32])>) -> f32 {
+    let mut sq_norm = 0.0f32;
     if let Some((mean, inv_std)) = standardization {
         for ((&xj, &mj), &sj) in x.iter().zip(mean).zip(inv_std) {
             keep_rolled();
             let v = (xj - mj) * sj;
             sq_norm += v * v;
-            probe += xj * 0.0;
         }
     } else {
         for &xj in x {
             keep_rolled();
             sq_norm += xj * xj;
-            probe += xj * 0.0;
         }
     }
-    (sq_norm, probe)
+    sq_norm
+}
+
+/// Whether every float of `v` is finite: the exact check behind a sum of
+/// squares that is not finite (which may also be an overflow of finite
+/// values), so off the common path.
+#[inline(never)]
+fn all_finite(v: &[f32]) -> bool {
+    v.iter().all(|f| f.is_finite())
 }
 
 /// As [`input_norm`], and stages x' times `scale` for the passes: x' in the
-/// first d floats of `stage`, zeros up to `width` (returns a NaN probe and
-/// writes nothing when `width` floats do not fit or are fewer than d).
+/// first d floats of `stage`, zeros up to `width` (returns NaN and writes
+/// nothing when `width` floats do not fit or are fewer than d, which
+/// [`passes::takes`] rules out).
 #[inline(always)]
 #[allow(unsafe_code)]
 fn stage_input(
@@ -218,10 +226,10 @@ fn stage_input(
     scale: f32,
     width: usize,
     stage: &mut MaybeUninit<[f32; passes::STAGE]>,
-) -> (f32, f32) {
-    let (mut sq_norm, mut probe) = (0.0f32, 0.0f32);
+) -> f32 {
+    let mut sq_norm = 0.0f32;
     if width > passes::STAGE || x.len() > width {
-        return (0.0, f32::NAN);
+        return f32::NAN;
     }
     let p = stage.as_mut_ptr().cast::<f32>();
     if let Some((mean, inv_std)) = standardization {
@@ -229,17 +237,31 @@ fn stage_input(
             keep_rolled();
             let v = (xj - mj) * sj;
             sq_norm += v * v;
-            probe += xj * 0.0;
             // SAFETY: j < x.len() <= width <= STAGE (checked above).
             unsafe { p.add(j).write(v * scale) };
         }
     } else {
-        for (j, &xj) in x.iter().enumerate() {
+        // Two features per step (the same operations in the same order):
+        // a third fewer instructions on a Cortex-M4F than one per step.
+        let pairs = x.len() / 2;
+        let xp = x.as_ptr();
+        for i in 0..pairs {
             keep_rolled();
-            sq_norm += xj * xj;
-            probe += xj * 0.0;
-            // SAFETY: j < x.len() <= width <= STAGE (checked above).
-            unsafe { p.add(j).write(xj * scale) };
+            // SAFETY: 2i + 1 < x.len() <= width <= STAGE (checked above):
+            // both reads lie in x, both writes in the stage.
+            unsafe {
+                let (x0, x1) = (*xp.add(2 * i), *xp.add(2 * i + 1));
+                sq_norm += x0 * x0;
+                sq_norm += x1 * x1;
+                p.add(2 * i).write(x0 * scale);
+                p.add(2 * i + 1).write(x1 * scale);
+            }
+        }
+        let odd = x.get(2 * pairs..).unwrap_or(&[]);
+        if let [xl] = *odd {
+            sq_norm += xl * xl;
+            // SAFETY: x.len() - 1 < width <= STAGE (checked above).
+            unsafe { p.add(x.len() - 1).write(xl * scale) };
         }
     }
     for j in x.len()..width {
@@ -247,7 +269,7 @@ fn stage_input(
         // SAFETY: j < width <= STAGE (checked above).
         unsafe { p.add(j).write(0.0) };
     }
-    (sq_norm, probe)
+    sq_norm
 }
 
 /// `evaluate::<ANY_KERNEL>` serves models of every kernel.
@@ -290,9 +312,8 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     // x' scaled for the kernel and then zeros) before it is read.
     let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
     let staged = passes::takes(kernel, d);
-    // ‖x'‖², x' staged when the passes take the model, and a probe that is
-    // NaN iff some x_j is not finite (x·0 is 0 for finite x, NaN otherwise).
-    let (sq_norm, probe) = if staged {
+    // ‖x'‖², and x' staged when the passes take the model.
+    let sq_norm = if staged {
         let scale = passes::stage_scale(model, kernel);
         stage_input(
             x,
@@ -304,7 +325,7 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     } else {
         input_norm(x, standardization)
     };
-    if probe.is_nan() {
+    if !sq_norm.is_finite() && !all_finite(x) {
         return Err(Error::NonFiniteInput);
     }
     // The cosine kernel divides by ‖x'‖: when ‖x'‖² overflows f32, or underflows
@@ -326,19 +347,18 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     }
     let (y, ck) = (&mut st.y, st.ck);
     let mut sum_sq = 0.0f32;
-    let mut probe = 0.0f32;
     for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
         keep_rolled();
         *yl += bl;
         sum_sq += *yl * *yl;
-        probe += *yl * 0.0;
     }
     let e = if score.is_some() {
         self_kernel::<KERNEL>(model, kernel, sq_norm) - 2.0 * ck + model.raw.s - sum_sq
     } else {
         0.0
     };
-    if probe.is_nan() || !e.is_finite() {
+    // ‖y‖² is finite only if every y_l is; when it is not, the exact check.
+    if !e.is_finite() || (!sum_sq.is_finite() && !all_finite(y.get(..k).unwrap_or(&[]))) {
         return Err(Error::NonFiniteResult);
     }
     if let Some(out) = out {

@@ -150,7 +150,13 @@ unsafe fn point_sum<const CHUNKED: bool>(
         if kernel == LAPLACIAN {
             return l1_sum::<CHUNKED>(st, h, zp);
         }
-        let mut sum = st.base + st.norm_scale * norm;
+        // Only the rbf kernel has a ‖z‖² term (the others' norm_scale is 0,
+        // and the assembly reads no norm for them).
+        let mut sum = if kernel == RBF {
+            st.base + st.norm_scale * norm
+        } else {
+            st.base
+        };
         if !CHUNKED {
             for (hj, zj) in h.iter().zip(load8(zp)) {
                 sum += hj * zj;

@@ -51,6 +51,32 @@ macro_rules! exp2 {
     };
 }
 
+/// [`exp2`] for w >= 0 (or +inf; the Laplacian's gamma log2(e) times an L1
+/// distance): the range test n = bits(t) - bits(2^23) <= 124 is then
+/// bits(t) <= bits(2^23) + 124, held in {adj} ([`l1_limit`]), with no
+/// subtraction; bits(t) << 23 is n << 23, the bits of 2^23 shifted out.
+macro_rules! exp2_nonneg {
+    ($oor:literal) => {
+        lines!(
+            "vldmia {kc}, {{s16-s22}}",
+            "vadd.f32 s28, s27, s16",
+            "vmov {t}, s28",
+            "cmp {t}, {adj}",
+            concat!("bhi ", $oor, "f"),
+            "vsub.f32 s29, s28, s16",
+            "vsub.f32 s29, s29, s27",
+            "vmla.f32 s21, s29, s22",
+            "vmla.f32 s20, s29, s21",
+            "vmla.f32 s19, s29, s20",
+            "vmla.f32 s18, s29, s19",
+            "vmla.f32 s17, s29, s18",
+            "vmov {u}, s17",
+            "sub {u}, {u}, {t}, lsl #23",
+            "vmov s28, {u}",
+        )
+    };
+}
+
 /// The exponential out of range: 1 for w < 0, else 0 (NaN included), then
 /// back to the label `$back`.
 macro_rules! exp2_out_of_range {
@@ -78,7 +104,7 @@ macro_rules! next_point {
     ($head:literal) => {
         lines!(
             "add {a}, {a}, {ks}",
-            "cmp {n}, {end}",
+            "cmp {c}, {end}",
             concat!("bne ", $head, "b"),
             "b 24f",
         )
@@ -128,6 +154,18 @@ macro_rules! register_dot {
     };
 }
 
+/// Register runs of the kernels without a ‖z‖² term (linear, polynomial,
+/// sigmoid, cosine): w = base + x'z into s27.
+macro_rules! plain_register_dot {
+    () => {
+        concat!(
+            lines!("vldmia {z}, {{s16-s23}}", "vmov.f32 s27, s25"),
+            dot8!(),
+            lines!("add {z}, {z}, {v}"),
+        )
+    };
+}
+
 /// Chunked runs: the same sum, x' and the point read chunk by chunk.
 macro_rules! chunked_dot {
     () => {
@@ -136,6 +174,23 @@ macro_rules! chunked_dot {
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
+                "ldrd {v}, {u}, [{p}, #76]",
+                "25:",
+                "vldmia {v}!, {{s0-s7}}",
+                "vldmia {z}!, {{s16-s23}}",
+            ),
+            dot8!(),
+            lines!("subs {u}, {u}, #1", "bne 25b", "add {z}, {z}, {adj}"),
+        )
+    };
+}
+
+/// Chunked runs of the kernels without a ‖z‖² term.
+macro_rules! plain_chunked_dot {
+    () => {
+        concat!(
+            lines!(
+                "vmov.f32 s27, s25",
                 "ldrd {v}, {u}, [{p}, #76]",
                 "25:",
                 "vldmia {v}!, {{s0-s7}}",
@@ -173,20 +228,36 @@ macro_rules! l1_lanes_1_to_7 {
     };
 }
 
-/// Laplacian register runs (d = 8, x' in s0-s7): ‖x' - z‖₁ from
+/// Laplacian runs: the out-of-range bound of [`exp2_nonneg`] into {adj}
+/// (unused by the Laplacian's reads, whose rows end where the next begins).
+macro_rules! l1_limit {
+    () => {
+        lines!("movw {adj}, #0x7C", "movt {adj}, #0x4B00")
+    };
+}
+
+/// Laplacian register runs: x' as [`register_setup`], and the bound.
+macro_rules! l1_register_setup {
+    () => {
+        concat!(register_setup!(), l1_limit!())
+    };
+}
+
+/// Laplacian register runs (d = 8, x' in s0-s7, read with write-back: the
+/// row is the read): ‖x' - z‖₁ from
 /// |x'_0 - z_0| (which equals 0 + |x'_0 - z_0|, the Rust loop's first step)
 /// in feature order, then w = gamma log2(e) (s30) times it into s27.
 macro_rules! l1_register_dot {
     () => {
         concat!(
             lines!(
-                "vldmia {z}, {{s16-s23}}",
-                "add {n}, {n}, #4",
+                "@ {n}: the Laplacian reads no norms",
+                "vldmia {z}!, {{s16-s23}}",
                 "vsub.f32 s16, s0, s16",
                 "vabs.f32 s27, s16",
             ),
             l1_lanes_1_to_7!(),
-            lines!("add {z}, {z}, {v}", "vmul.f32 s27, s27, s30"),
+            lines!("vmul.f32 s27, s27, s30"),
         )
     };
 }
@@ -198,7 +269,7 @@ macro_rules! l1_chunked_dot {
     () => {
         concat!(
             lines!(
-                "add {n}, {n}, #4",
+                "@ {n}: the Laplacian reads no norms",
                 "vmov.f32 s27, s25",
                 "ldrd {v}, {u}, [{p}, #76]",
                 "cmp {u}, #0",
@@ -298,7 +369,7 @@ macro_rules! run_block {
         let st: *mut RunState = $st;
         let rows: RowPtrs = $rows;
         // SAFETY: the caller's contract (see `run`).
-        let end = unsafe { rows.norms.add(rows.n) };
+        let end = unsafe { rows.c.add(rows.n) };
         // SAFETY: the reads are those of `run_rows_rust` (the caller's
         // contract) and the exponential's constants; the writes are the
         // run's sums and c'k in `*st`; every s register used is declared
@@ -313,7 +384,7 @@ macro_rules! run_block {
                 "ldr {ks}, [{p}, #92]",
                 "vldr s30, [{p}, #100]",
                 $setup,
-                "cmp {n}, {end}",
+                "cmp {c}, {end}",
                 "beq 24f",
                 $body,
                 "24:",
@@ -327,7 +398,7 @@ macro_rules! run_block {
                 c = inout(reg) rows.c => _,
                 a = inout(reg) rows.a => _,
                 end = in(reg) end,
-                adj = in(reg) (*st).tail,
+                adj = inout(reg) (*st).tail => _,
                 ks = out(reg) _,
                 t = out(reg) _,
                 u = out(reg) _,
@@ -364,6 +435,23 @@ macro_rules! rbf_body {
     };
 }
 
+/// The Laplacian loop: as [`rbf_body`], with [`exp2_nonneg`].
+macro_rules! laplacian_body {
+    ($dist:expr, $acc:expr) => {
+        concat!(
+            "21:\n",
+            $dist,
+            exp2_nonneg!("23"),
+            "22:\n",
+            c_term!(),
+            $acc,
+            next_point!("21"),
+            "23:\n",
+            exp2_out_of_range!("22"),
+        )
+    };
+}
+
 /// The polynomial loop: u^degree by repeated squaring.
 macro_rules! poly_body {
     ($dist:expr, $acc:expr) => {
@@ -371,7 +459,7 @@ macro_rules! poly_body {
             "21:\n",
             $dist,
             lines!(
-                "@ {kc} {u}: unused by the polynomial",
+                "@ {kc} {u} {n}: unused by the polynomial",
                 "ldr {t}, [{p}, #96]",
                 "vmov.f32 s28, #1.0",
                 "vmov.f32 s29, s27",
@@ -396,6 +484,7 @@ macro_rules! sigmoid_body {
             "21:\n",
             $dist,
             lines!(
+                "@ {n}: unused by the sigmoid kernel",
                 "vmov.f32 s31, s27",
                 "vabs.f32 s27, s27",
                 "vmul.f32 s27, s27, s30",
@@ -430,7 +519,7 @@ macro_rules! linear_body {
             "21:\n",
             $dist,
             lines!(
-                "@ {kc} {u}: unused by the linear kernel",
+                "@ {kc} {u} {n}: unused by the linear kernel",
                 "vmov.f32 s28, s27"
             ),
             c_term!(),
@@ -441,7 +530,7 @@ macro_rules! linear_body {
 }
 
 /// The cosine loop: x'z (s27) over ‖x'‖ (s30) times ‖z‖ (the square root
-/// of the norm the point read left in s28), 0 where that product is not
+/// of the point's norm, read into s28), 0 where that product is not
 /// positive ([`crate::kernel::cosine`] step for step).
 macro_rules! cosine_body {
     ($dist:expr, $acc:expr) => {
@@ -450,6 +539,7 @@ macro_rules! cosine_body {
             $dist,
             lines!(
                 "@ {kc} {u}: unused by the cosine kernel",
+                "vldmia {n}!, {{s28}}",
                 "vsqrt.f32 s29, s28",
                 "vmul.f32 s29, s30, s29",
                 "vsub.f32 s28, s28, s28",
@@ -470,13 +560,23 @@ macro_rules! cosine_body {
 /// runs (`$cdot`) for k <= 4, <= 8 and <= 16.
 macro_rules! variants {
     ($st:expr, $rows:expr, $body:ident, $rsetup:ident, $rdot:ident, $cdot:ident) => {
+        variants!($st, $rows, $body, $rsetup, $rdot, no_setup, $cdot)
+    };
+    ($st:expr, $rows:expr, $body:ident, $rsetup:ident, $rdot:ident, $csetup:ident, $cdot:ident) => {
         match (CHUNKED, KR) {
             (false, 4) => run_block!($st, $rows, $rsetup!(), $body!($rdot!(), a_row4!())),
             (false, _) => run_block!($st, $rows, $rsetup!(), $body!($rdot!(), a_row8!())),
-            (true, 4) => run_block!($st, $rows, "", $body!($cdot!(), a_row4!())),
-            (true, 8) => run_block!($st, $rows, "", $body!($cdot!(), a_row8!())),
-            (true, _) => run_block!($st, $rows, "", $body!($cdot!(), a_row16!())),
+            (true, 4) => run_block!($st, $rows, $csetup!(), $body!($cdot!(), a_row4!())),
+            (true, 8) => run_block!($st, $rows, $csetup!(), $body!($cdot!(), a_row8!())),
+            (true, _) => run_block!($st, $rows, $csetup!(), $body!($cdot!(), a_row16!())),
         }
+    };
+}
+
+/// No setup (chunked runs read x' from the stage point by point).
+macro_rules! no_setup {
+    () => {
+        ""
     };
 }
 
@@ -504,53 +604,46 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(
             register_dot,
             chunked_dot
         ),
-        super::POLYNOMIAL => {
-            variants!(
-                st,
-                rows,
-                poly_body,
-                register_setup,
-                register_dot,
-                chunked_dot
-            )
-        }
-        super::LAPLACIAN => {
-            variants!(
-                st,
-                rows,
-                rbf_body,
-                register_setup,
-                l1_register_dot,
-                l1_chunked_dot
-            )
-        }
-        super::LINEAR => {
-            variants!(
-                st,
-                rows,
-                linear_body,
-                register_setup,
-                register_dot,
-                chunked_dot
-            )
-        }
-        super::COSINE => {
-            variants!(
-                st,
-                rows,
-                cosine_body,
-                register_setup,
-                register_dot,
-                chunked_dot
-            )
-        }
+        super::POLYNOMIAL => variants!(
+            st,
+            rows,
+            poly_body,
+            register_setup,
+            plain_register_dot,
+            plain_chunked_dot
+        ),
+        super::LAPLACIAN => variants!(
+            st,
+            rows,
+            laplacian_body,
+            l1_register_setup,
+            l1_register_dot,
+            l1_limit,
+            l1_chunked_dot
+        ),
+        super::LINEAR => variants!(
+            st,
+            rows,
+            linear_body,
+            register_setup,
+            plain_register_dot,
+            plain_chunked_dot
+        ),
+        super::COSINE => variants!(
+            st,
+            rows,
+            cosine_body,
+            register_setup,
+            plain_register_dot,
+            plain_chunked_dot
+        ),
         _ => variants!(
             st,
             rows,
             sigmoid_body,
             register_setup,
-            register_dot,
-            chunked_dot
+            plain_register_dot,
+            plain_chunked_dot
         ),
     }
 }
