@@ -134,7 +134,7 @@ pub struct Check {
     pub run: fn() -> Result,
 }
 
-pub const CHECKS: [Check; 9] = [
+pub const CHECKS: [Check; 10] = [
     Check {
         name: "harness",
         what: "bare-metal harness self-test on QEMU mps2-an386 (make -C c-examples/firmware check)",
@@ -175,6 +175,12 @@ pub const CHECKS: [Check; 9] = [
         name: "no-panic",
         what: "no panic machinery reachable from the C API in the thumbv7em libkpca.a",
         run: || run_cmd(&mut script("no-panic-check.sh")),
+    },
+    Check {
+        name: "variants",
+        what: "every loop variant of the register passes (6 kernels x 9 shapes) bit-identical to the host \
+               on the emulated Cortex-M4F (scripts/firmware-variants.sh, about 35 s)",
+        run: || run_cmd(&mut script("firmware-variants.sh")),
     },
     Check {
         name: "cost",

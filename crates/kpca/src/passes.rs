@@ -10,19 +10,26 @@
 //!
 //! - register runs, d <= 8 and k <= 8: x' in 8 registers for the whole run;
 //! - chunked runs, every other d <= 64: x' read from the stage chunk by
-//!   chunk;
+//!   chunk; on hard-float Arm, those of d = 9..16 and k <= 4 run wide (x' in
+//!   16 registers for the whole run, `rowloop/asm.rs`), the same operations;
 //! - the Laplacian reads exactly d floats per point (padding would add
-//!   |0 - z_j|, not 0): register runs for d = 8 only, otherwise floor(d/8)
-//!   chunks and then d mod 8 single floats, all forwards;
+//!   |0 - z_j|, not 0): register runs for d = 8 only (wide for d = 16),
+//!   otherwise floor(d/8) chunks and then d mod 8 single floats, all
+//!   forwards;
 //! - 4 component sums for k <= 4, 8 for k <= 8; for k > 8 a second group of
 //!   8 (components 8..16, or the 8 ending at the row's end) kept in memory.
 //!
 //! No read leaves its section: near the start of a section a row is read
 //! forwards (its floats, then the next row's, which meet zeros in x' or
 //! dropped sums), near the end backwards (the W floats ending at the row's
-//! end, the earlier floats meeting zeros); [`segments`] splits the points
-//! into such runs. Where a model is too small for either direction, no pass
-//! applies and the caller's general loop runs.
+//! end, the earlier floats meeting zeros); [`split_row`] finds where each
+//! section turns from one to the other, and a model whose reads all end
+//! inside their rows is one forward run. Where a model is too small for
+//! either direction, no pass applies and the caller's general loop runs.
+//!
+//! The component sums and c'k live in the call's [`RunState`], and each run
+//! adds into them in place, except the polynomial's blocks and runs whose A
+//! rows are read backwards ([`sum_points_apart`]).
 //!
 //! The run loop is [`crate::rowloop`]: assembly on hard-float Arm, the same
 //! operations in Rust elsewhere.
@@ -76,19 +83,6 @@ fn flush(y: &mut [f32; MAX_COMPONENTS], sums: &[f32; 8], first: isize, from: usi
     }
 }
 
-/// The factor the passes scale x' by when it is staged: -2 gamma log2(e)
-/// for the rbf kernel (the point's sum is then the exponent of 2^-w),
-/// gamma for the polynomial and sigmoid kernels, 1 for the others.
-#[inline(always)]
-pub(crate) fn stage_scale(model: &ModelRef<'_>, kernel: u32) -> f32 {
-    let r = model.as_raw();
-    match kernel {
-        RBF => -2.0 * (r.gamma * core::f32::consts::LOG2_E),
-        POLYNOMIAL | SIGMOID => r.gamma,
-        _ => 1.0,
-    }
-}
-
 /// Whether the passes take a model of `kernel` and input dimension `d` (the
 /// caller then stages x' for them in a [`STAGE`]-float scratch).
 #[inline(always)]
@@ -134,21 +128,24 @@ unsafe fn stage_backwards(stage: *mut f32, d: usize) {
 }
 
 impl RunState {
-    /// The state of one call of a model of `kernel` (its numbers for the
-    /// input of squared norm `sq_norm`), with y = -0.0 and c'k = 0.
-    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32, sq_norm: f32) -> RunState {
+    /// The state of one call of a model of `kernel`, with y = -0.0 and
+    /// c'k = 0, and the factor the passes scale x' by when it is staged:
+    /// -2 gamma log2(e) for the rbf kernel (the point's sum is then the
+    /// exponent of 2^-w), gamma for the polynomial and sigmoid kernels, 1
+    /// for the others. [`RunState::take_norm`] completes it once ‖x'‖² is
+    /// known.
+    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32) -> (RunState, f32) {
         let (d, _, k) = model.dims();
         let r = model.as_raw();
         let g = r.gamma * core::f32::consts::LOG2_E;
         let l1 = kernel == LAPLACIAN;
-        let (base, norm_scale, post_scale) = match kernel {
-            RBF => (g * sq_norm, g, 0.0),
-            LAPLACIAN => (0.0, 0.0, g),
-            COSINE => (0.0, 0.0, crate::fastmath::sqrt(sq_norm)),
-            POLYNOMIAL | SIGMOID => (r.coef0, 0.0, 2.0 * core::f32::consts::LOG2_E),
-            _ => (0.0, 0.0, 0.0),
+        let (base, norm_scale, post_scale, scale) = match kernel {
+            RBF => (0.0, g, 0.0, -2.0 * g),
+            LAPLACIAN => (0.0, 0.0, g, 1.0),
+            POLYNOMIAL | SIGMOID => (r.coef0, 0.0, 2.0 * core::f32::consts::LOG2_E, r.gamma),
+            _ => (0.0, 0.0, 0.0, 1.0),
         };
-        RunState {
+        let st = RunState {
             base,
             norm_scale,
             y: [-0.0; MAX_COMPONENTS],
@@ -161,8 +158,21 @@ impl RunState {
             degree: r.degree,
             post_scale,
             group2: (4 * k.saturating_sub(8)) as u32,
-            sums2: [-0.0; 8],
+            sums2: MaybeUninit::uninit(),
             rest: if l1 { d % 8 } else { 0 } as u32,
+        };
+        (st, scale)
+    }
+
+    /// Sets the numbers of a call of `kernel` that depend on the input's
+    /// ‖x'‖² (`sq_norm`): the rbf kernel's base gamma log2(e) ‖x'‖², the
+    /// cosine's ‖x'‖.
+    #[inline(always)]
+    pub(crate) fn take_norm(&mut self, kernel: u32, sq_norm: f32) {
+        if kernel == RBF {
+            self.base = self.norm_scale * sq_norm;
+        } else if kernel == COSINE {
+            self.post_scale = crate::fastmath::sqrt(sq_norm);
         }
     }
 }
@@ -197,17 +207,20 @@ struct Variant {
 }
 
 /// Adds the points `rows.0..rows.1` of a run (read backwards when `z_back`,
-/// A read from `first` floats into each row) into `st.y[..k]` and `st.ck`:
-/// in place when `in_place` (`first` is 0, so sum l is component l), or
-/// else summed from 0 and then added.
+/// A read from `first` floats into each row) into `st.y` and `st.ck`, in
+/// place: sum l of the first 8 into y\[l\] (so `first` must be 0 unless the
+/// caller is [`sum_points_apart`]); for k > 8 the second group's
+/// components 8..k.
 ///
 /// # Safety
 /// `sections` are the model's (m·d, m, m and m·k floats, the invariant of
 /// `ModelRef`), `st` describes the model and `st.x` holds the staged x' for
-/// the direction `z_back`, and the rows lie in a [`Run`] of [`segments`] for
-/// widths (d, W) and (k, min(kr, 8)) with `first` its A offset (or, when
-/// every read ends inside its row, anywhere in 0..m with `first` 0 and
-/// `z_back` false): then each row's point read (W floats at the row's
+/// the direction `z_back`, and the rows lie on one side of the splits
+/// [`split_row`] gives for widths (d, W) and (k, min(kr, 8)): points read
+/// backwards (`z_back`) from the points' split on, forwards before it; A
+/// rows read from `first` = k - min(kr, 8) from the A split on, from 0
+/// before it (or, when every read ends inside its row, anywhere in 0..m
+/// with `first` 0 and `z_back` false): then each row's point read (W floats at the row's
 /// start, or ending at its end; the Laplacian's W is d) and A read
 /// (min(kr, 8) floats at row + first; for k > 8 also 8 floats at
 /// row + k - 8, inside the row) lie in their sections.
@@ -220,22 +233,11 @@ unsafe fn sum_points<const KERNEL: u32>(
     rows: (usize, usize),
     z_back: bool,
     first: isize,
-    in_place: bool,
 ) {
     let (d, k) = (st.d_bytes as usize / 4, st.k_bytes as usize / 4);
     let z_off = if z_back { st.tail as isize / 4 } else { 0 };
-    let mut kept = [-0.0f32; 8];
-    let mut kept_ck = 0.0f32;
-    if !in_place {
-        for (kl, yl) in kept.iter_mut().zip(st.y.iter_mut()) {
-            *kl = *yl;
-            *yl = -0.0;
-        }
-        kept_ck = st.ck;
-        st.ck = 0.0;
-    }
     if k > 8 {
-        st.sums2 = [-0.0; 8];
+        st.sums2.write([-0.0; 8]);
     }
     // SAFETY: the caller's contract.
     unsafe {
@@ -259,23 +261,49 @@ unsafe fn sum_points<const KERNEL: u32>(
             (true, _) => run_rows::<true, 16>(st, ptrs, kernel),
         }
     }
-    if !in_place {
-        let mut sums = [-0.0f32; 8];
-        for (sl, (yl, kl)) in sums.iter_mut().zip(st.y.iter_mut().zip(kept)) {
-            *sl = *yl;
-            *yl = kl;
-        }
-        st.ck += kept_ck;
-        flush(&mut st.y, &sums, first, 0, k);
-    }
     if k > 8 {
-        let sums2 = st.sums2;
+        // SAFETY: written above, and by the run (k > 8 takes KR = 16).
+        let sums2 = unsafe { st.sums2.assume_init() };
         flush(&mut st.y, &sums2, k.saturating_sub(8) as isize, 8, k);
     }
 }
 
+/// [`sum_points`] with the run's first 8 sums and c'k summed from 0 and
+/// then added into `st.y` (sum l is component `first + l`) and `st.ck`.
+///
+/// # Safety
+/// As [`sum_points`].
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn sum_points_apart<const KERNEL: u32>(
+    st: &mut RunState,
+    sections: &Sections,
+    variant: Variant,
+    rows: (usize, usize),
+    z_back: bool,
+    first: isize,
+) {
+    let mut kept = [-0.0f32; 8];
+    for (kl, yl) in kept.iter_mut().zip(st.y.iter_mut()) {
+        *kl = *yl;
+        *yl = -0.0;
+    }
+    let kept_ck = st.ck;
+    st.ck = 0.0;
+    // SAFETY: the caller's contract.
+    unsafe { sum_points::<KERNEL>(st, sections, variant, rows, z_back, first) };
+    let mut sums = [-0.0f32; 8];
+    for (sl, (yl, kl)) in sums.iter_mut().zip(st.y.iter_mut().zip(kept)) {
+        *sl = *yl;
+        *yl = kl;
+    }
+    st.ck += kept_ck;
+    let k = st.k_bytes as usize / 4;
+    flush(&mut st.y, &sums, first, 0, k);
+}
+
 /// Adds c'k_x into `st.ck` and A'k_x into `st.y[..k]` by a register pass,
-/// for x' staged forwards in `stage` (x' scaled by [`stage_scale`] in the
+/// for x' staged forwards in `stage` (x' scaled as [`RunState::for_call`] says, in the
 /// first d floats, zeros up to W = [`read_width`]); `None` (nothing added)
 /// when no pass applies: not [`takes`], or a model too small to read in
 /// either direction.
@@ -339,7 +367,7 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
     if zf == m && af == m && block == usize::MAX {
         // One forward run over every point, sum l component l.
         // SAFETY: every read ends inside its row: see `sum_points`.
-        unsafe { sum_points::<KERNEL>(st, &sections, variant, (0, m), false, 0, true) };
+        unsafe { sum_points::<KERNEL>(st, &sections, variant, (0, m), false, 0) };
         return Some(());
     }
     let mut backwards = false;
@@ -372,15 +400,11 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         // A offset of the direction, `st.x` is staged for the point reads'
         // direction: see `sum_points`.
         unsafe {
-            sum_points::<KERNEL>(
-                st,
-                &sections,
-                variant,
-                (start, end),
-                z_back,
-                first,
-                in_place,
-            )
+            if in_place {
+                sum_points::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
+            } else {
+                sum_points_apart::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
+            }
         };
         start = end;
     }

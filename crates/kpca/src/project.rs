@@ -3,9 +3,10 @@
 //! Every entry point (the [`ModelRef`] methods, which the C ABI calls on the
 //! caller's `kpca_model` in place) calls [`evaluate`] on the view, validated
 //! once when it was made. [`evaluate`] checks the input, computes
-//! ‖x'‖² (x' the input, standardised when the model standardises) and makes one
-//! pass over the stored points, in one stack frame (720 bytes on a Cortex-M4F
-//! with the C entry point's):
+//! ‖x'‖² (x' the input, standardised when the model standardises; staged for
+//! the passes in the same loop) and makes one pass over the stored points
+//! (816 bytes of stack on a Cortex-M4F with the C entry point's,
+//! scripts/firmware-cost.sh):
 //!
 //! - Models of every kernel with d <= 64 and any k take the register
 //!   passes ([`crate::passes`]): x' staged once, each stored point
@@ -18,7 +19,8 @@
 //!   then [`kernel_value`].
 //!
 //! scripts/firmware-cost.sh measures both against the targets in
-//! scripts/cost-targets.txt (about 40 instructions per stored point at d = 8).
+//! scripts/cost-targets.txt (about 39 instructions per stored point at d = 8
+//! and 52 at d = 16 for the rbf kernel).
 //!
 //! Nothing is written to the caller's buffer before the result is known to be
 //! finite.
@@ -241,27 +243,27 @@ fn stage_input(
             unsafe { p.add(j).write(v * scale) };
         }
     } else {
-        // Two features per step (the same operations in the same order):
+        // Four features per step (the same operations in the same order):
         // a third fewer instructions on a Cortex-M4F than one per step.
-        let pairs = x.len() / 2;
+        let quads = x.len() / 4;
         let xp = x.as_ptr();
-        for i in 0..pairs {
+        for i in 0..quads {
             keep_rolled();
-            // SAFETY: 2i + 1 < x.len() <= width <= STAGE (checked above):
-            // both reads lie in x, both writes in the stage.
+            // SAFETY: 4i + 3 < x.len() <= width <= STAGE (checked above):
+            // every read lies in x, every write in the stage.
             unsafe {
-                let (x0, x1) = (*xp.add(2 * i), *xp.add(2 * i + 1));
-                sq_norm += x0 * x0;
-                sq_norm += x1 * x1;
-                p.add(2 * i).write(x0 * scale);
-                p.add(2 * i + 1).write(x1 * scale);
+                let q = xp.add(4 * i).cast::<[f32; 4]>().read_unaligned();
+                for (l, v) in q.into_iter().enumerate() {
+                    sq_norm += v * v;
+                    p.add(4 * i + l).write(v * scale);
+                }
             }
         }
-        let odd = x.get(2 * pairs..).unwrap_or(&[]);
-        if let [xl] = *odd {
+        for (j, &xl) in x.iter().enumerate().skip(4 * quads) {
+            keep_rolled();
             sq_norm += xl * xl;
-            // SAFETY: x.len() - 1 < width <= STAGE (checked above).
-            unsafe { p.add(x.len() - 1).write(xl * scale) };
+            // SAFETY: j < x.len() <= width <= STAGE (checked above).
+            unsafe { p.add(j).write(xl * scale) };
         }
     }
     for j in x.len()..width {
@@ -313,8 +315,8 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
     let staged = passes::takes(kernel, d);
     // ‖x'‖², and x' staged when the passes take the model.
+    let (mut st, scale) = crate::rowloop::RunState::for_call(model, kernel);
     let sq_norm = if staged {
-        let scale = passes::stage_scale(model, kernel);
         stage_input(
             x,
             standardization,
@@ -339,7 +341,7 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     {
         return Err(Error::NonFiniteResult);
     }
-    let mut st = crate::rowloop::RunState::for_call(model, kernel, sq_norm);
+    st.take_norm(kernel, sq_norm);
     let fast =
         staged && passes::accumulate_fast::<KERNEL>(model, &mut st, kernel, &mut stage).is_some();
     if !fast {
@@ -361,8 +363,8 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     if !e.is_finite() || (!sum_sq.is_finite() && !all_finite(y.get(..k).unwrap_or(&[]))) {
         return Err(Error::NonFiniteResult);
     }
-    if let Some(out) = out {
-        for (o, v) in out.iter_mut().zip(y.iter()).take(k) {
+    if let Some(out) = out.and_then(|o| o.get_mut(..k)) {
+        for (o, v) in out.iter_mut().zip(y.iter()) {
             keep_rolled();
             *o = *v;
         }

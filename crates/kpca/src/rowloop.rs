@@ -74,8 +74,9 @@ pub(crate) struct RunState {
     /// 104: k > 8: bytes from an A row's start to its second group of 8
     /// (components 8..16, or the 8 ending at the row's end): 4·(k - 8).
     pub(crate) group2: u32,
-    /// 108: the second group's sums (k > 8; in: -0.0).
-    pub(crate) sums2: [f32; 8],
+    /// 108: the second group's sums (k > 8; in: -0.0, written by the
+    /// caller before each run of k > 8, and read only then).
+    pub(crate) sums2: core::mem::MaybeUninit<[f32; 8]>,
     /// 140: Laplacian chunked runs: the d mod 8 floats read one at a time
     /// after the `full` chunks (0 for the other kernels).
     pub(crate) rest: u32,
@@ -236,7 +237,14 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
     unsafe {
         let h = if CHUNKED { [0.0; 8] } else { load8(st.x) };
         let mut sums: [f32; 8] = load8(st.y.as_ptr());
-        let (mut sums2, mut ck) = (st.sums2, st.ck);
+        // SAFETY (assume_init): for KR = 16 (k > 8) the caller has
+        // written the second group's sums.
+        let mut sums2 = if KR > 8 {
+            st.sums2.assume_init()
+        } else {
+            [0.0; 8]
+        };
+        let mut ck = st.ck;
         let (mut zp, mut np, mut cp, mut ap) = (rows.z, rows.norms, rows.c, rows.a);
         let end = rows.norms.add(rows.n);
         while np != end {
@@ -265,7 +273,9 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
             cp = cp.add(1);
         }
         st.y[..8].copy_from_slice(&sums);
-        st.sums2 = sums2;
+        if KR > 8 {
+            st.sums2.write(sums2);
+        }
         st.ck = ck;
     }
 }
