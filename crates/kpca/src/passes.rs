@@ -105,6 +105,40 @@ pub(crate) fn read_width(kernel: u32, d: usize) -> usize {
     }
 }
 
+/// Whether a model of `kernel`, input dimension d and k components takes
+/// register runs (x' in 8 registers for the whole run; each point read as
+/// exactly its d floats): d <= 8 (the Laplacian: d = 8) and k <= 8.
+#[inline(always)]
+fn register_runs(kernel: u32, d: usize, k: usize) -> bool {
+    k <= 8 && if kernel == LAPLACIAN { d == 8 } else { d <= 8 }
+}
+
+/// How the passes run a model and want x' staged.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout {
+    /// Register runs ([`register_runs`]), else chunked runs.
+    pub(crate) register: bool,
+    /// x'_j goes at `offset` + j, zeros everywhere else in the `width`
+    /// floats: right-aligned in 8 floats for register runs, from 0 for
+    /// chunked runs.
+    pub(crate) offset: usize,
+    /// W ([`read_width`]).
+    pub(crate) width: usize,
+}
+
+/// The [`Layout`] of a model of `kernel`, input dimension d and k
+/// components.
+#[inline(always)]
+pub(crate) fn stage_layout(kernel: u32, d: usize, k: usize) -> Layout {
+    let width = read_width(kernel, d);
+    let register = register_runs(kernel, d, k);
+    Layout {
+        register,
+        offset: if register { width - d } else { 0 },
+        width,
+    }
+}
+
 /// Moves the forward stage (x' in the first d floats, zeros up to W) to the
 /// backward one (W - d zeros, then x': the W floats ending at a row's end).
 ///
@@ -317,20 +351,21 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
     model: &ModelRef<'_>,
     st: &mut RunState,
     kernel: u32,
+    layout: Layout,
     stage: &mut MaybeUninit<[f32; STAGE]>,
 ) -> Option<()> {
     let (d, m, k) = model.dims();
-    if !takes(kernel, d) || st.d_bytes as usize != 4 * d {
+    if !takes(kernel, d) {
         return None;
     }
-    let l1 = kernel == LAPLACIAN;
-    let chunked = if l1 { d != 8 || k > 8 } else { d > 8 || k > 8 };
+    let chunked = !layout.register;
     let kr = match k {
         0..=4 => 4,
         5..=8 => 8,
         _ => 16,
     };
-    let width = read_width(kernel, d);
+    // The floats each point read covers: exactly d for register runs.
+    let width = if chunked { layout.width } else { d };
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
     let sections = Sections {

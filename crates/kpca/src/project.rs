@@ -216,30 +216,37 @@ fn all_finite(v: &[f32]) -> bool {
     v.iter().all(|f| f.is_finite())
 }
 
-/// As [`input_norm`], and stages x' times `scale` for the passes: x' in the
-/// first d floats of `stage`, zeros up to `width` (returns NaN and writes
-/// nothing when `width` floats do not fit or are fewer than d, which
-/// [`passes::takes`] rules out).
+/// As [`input_norm`], and stages x' times `scale` for the passes as
+/// `layout` = (offset, W) says ([`passes::stage_layout`]): x'_j at offset +
+/// j, zeros in the rest of the W floats (returns NaN and writes nothing
+/// when they do not fit, which [`passes::takes`] rules out).
 #[inline(always)]
 #[allow(unsafe_code)]
 fn stage_input(
     x: &[f32],
     standardization: Option<(&[f32], &[f32])>,
     scale: f32,
-    width: usize,
+    (offset, width): (usize, usize),
     stage: &mut MaybeUninit<[f32; passes::STAGE]>,
 ) -> f32 {
     let mut sq_norm = 0.0f32;
-    if width > passes::STAGE || x.len() > width {
+    if width > passes::STAGE || offset.saturating_add(x.len()) > width {
         return f32::NAN;
     }
-    let p = stage.as_mut_ptr().cast::<f32>();
+    let base = stage.as_mut_ptr().cast::<f32>();
+    for j in 0..offset {
+        keep_rolled();
+        // SAFETY: j < offset <= width <= STAGE (checked above).
+        unsafe { base.add(j).write(0.0) };
+    }
+    // x'_j goes at p + j = base + offset + j < base + width.
+    let p = base.wrapping_add(offset);
     if let Some((mean, inv_std)) = standardization {
         for (j, ((&xj, &mj), &sj)) in x.iter().zip(mean).zip(inv_std).enumerate() {
             keep_rolled();
             let v = (xj - mj) * sj;
             sq_norm += v * v;
-            // SAFETY: j < x.len() <= width <= STAGE (checked above).
+            // SAFETY: offset + j < offset + x.len() <= width <= STAGE (checked above).
             unsafe { p.add(j).write(v * scale) };
         }
     } else {
@@ -249,7 +256,7 @@ fn stage_input(
         let xp = x.as_ptr();
         for i in 0..quads {
             keep_rolled();
-            // SAFETY: 4i + 3 < x.len() <= width <= STAGE (checked above):
+            // SAFETY: offset + 4i + 3 < offset + x.len() <= width <= STAGE (checked above):
             // every read lies in x, every write in the stage.
             unsafe {
                 let q = xp.add(4 * i).cast::<[f32; 4]>().read_unaligned();
@@ -262,14 +269,14 @@ fn stage_input(
         for (j, &xl) in x.iter().enumerate().skip(4 * quads) {
             keep_rolled();
             sq_norm += xl * xl;
-            // SAFETY: j < x.len() <= width <= STAGE (checked above).
+            // SAFETY: offset + j < offset + x.len() <= width <= STAGE (checked above).
             unsafe { p.add(j).write(xl * scale) };
         }
     }
-    for j in x.len()..width {
+    for j in offset + x.len()..width {
         keep_rolled();
         // SAFETY: j < width <= STAGE (checked above).
-        unsafe { p.add(j).write(0.0) };
+        unsafe { base.add(j).write(0.0) };
     }
     sq_norm
 }
@@ -316,12 +323,13 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     let staged = passes::takes(kernel, d);
     // ‖x'‖², and x' staged when the passes take the model.
     let (mut st, scale) = crate::rowloop::RunState::for_call(model, kernel);
+    let layout = passes::stage_layout(kernel, d, k);
     let sq_norm = if staged {
         stage_input(
             x,
             standardization,
             scale,
-            passes::read_width(kernel, d),
+            (layout.offset, layout.width),
             &mut stage,
         )
     } else {
@@ -342,8 +350,8 @@ pub(crate) fn evaluate<const KERNEL: u32>(
         return Err(Error::NonFiniteResult);
     }
     st.take_norm(kernel, sq_norm);
-    let fast =
-        staged && passes::accumulate_fast::<KERNEL>(model, &mut st, kernel, &mut stage).is_some();
+    let fast = staged
+        && passes::accumulate_fast::<KERNEL>(model, &mut st, kernel, layout, &mut stage).is_some();
     if !fast {
         st.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut st.y, 0);
     }

@@ -131,8 +131,9 @@ fn value(kernel: u32, st: &RunState, sum: f32, norm: f32) -> f32 {
 }
 
 /// A point's sum: base + norm_scale ‖z‖², then the products of x' and the
-/// point's reads: 8 floats at `zp` against `h` (register runs), or
-/// ceil(d/8) chunks of 8 from `zp` against the staged x' (chunked runs).
+/// point's reads: its d floats at `zp` against the last d of `h` (register
+/// runs, x' staged right-aligned), or ceil(d/8) chunks of 8 from `zp`
+/// against the staged x' (chunked runs).
 /// Laplacian: [`l1_sum`] instead.
 ///
 /// # Safety
@@ -159,8 +160,11 @@ unsafe fn point_sum<const CHUNKED: bool>(
             st.base
         };
         if !CHUNKED {
-            for (hj, zj) in h.iter().zip(load8(zp)) {
-                sum += hj * zj;
+            // x' right-aligned in h (x'_j in lane 8 - d + j); exactly the
+            // point's d floats read.
+            let d = (st.d_bytes as usize / 4).min(8);
+            for (j, hj) in h.iter().skip(8 - d).enumerate() {
+                sum += hj * *zp.add(j);
             }
             return sum;
         }
@@ -221,7 +225,7 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
 ///
 /// # Safety
 /// `rows` and `st` describe reads inside the model's sections: for each of
-/// the `rows.n` points, 8 (register runs) or 8·ceil(d/8) (chunked runs;
+/// the `rows.n` points, d (register runs) or 8·ceil(d/8) (chunked runs;
 /// Laplacian: d) floats at its point read (advancing by d), one norm and one c,
 /// min(`KR`, 8) floats at its A read (advancing by k), for `KR` = 16 also 8 floats
 /// `group2` bytes further; `st.x` holds 8 or 8·ceil(d/8) floats.

@@ -126,13 +126,76 @@ macro_rules! next_point {
     };
 }
 
-/// Register runs: x' into s0-s7 for the whole run, the row stride into {v}.
+/// Register runs: x' (right-aligned in the stage) into s0-s7 for the whole run,
+/// d - 1 into {v} for the dispatch of [`dot_exact`].
 macro_rules! register_setup {
     () => {
         lines!(
             "ldr {t}, [{p}, #76]",
             "vldmia {t}, {{s0-s7}}",
             "ldr {v}, [{p}, #88]",
+            "lsrs {v}, {v}, #2",
+            "subs {v}, {v}, #1",
+        )
+    };
+}
+
+/// Register runs: the d products of x' (right-aligned: x'_j in lane
+/// 8 - d + j) and the point's d floats, in feature order, into s27. A table
+/// branch on d - 1 ({v}) reaches the read of exactly d floats (write-back:
+/// the row is the read, so no read leaves the section and no row is read
+/// backwards), which goes on into the chain of multiply-adds at lane 8 - d.
+macro_rules! dot_exact {
+    () => {
+        lines!(
+            "tbb [pc, {v}]",
+            "50:",
+            ".byte (51f - 50b) / 2",
+            ".byte (52f - 50b) / 2",
+            ".byte (53f - 50b) / 2",
+            ".byte (54f - 50b) / 2",
+            ".byte (55f - 50b) / 2",
+            ".byte (56f - 50b) / 2",
+            ".byte (57f - 50b) / 2",
+            ".byte (58f - 50b) / 2",
+            "51:",
+            "vldmia {z}!, {{s23}}",
+            "b 67f",
+            "52:",
+            "vldmia {z}!, {{s22-s23}}",
+            "b 66f",
+            "53:",
+            "vldmia {z}!, {{s21-s23}}",
+            "b 65f",
+            "54:",
+            "vldmia {z}!, {{s20-s23}}",
+            "b 64f",
+            "55:",
+            "vldmia {z}!, {{s19-s23}}",
+            "b 63f",
+            "56:",
+            "vldmia {z}!, {{s18-s23}}",
+            "b 62f",
+            "57:",
+            "vldmia {z}!, {{s17-s23}}",
+            "b 61f",
+            "58:",
+            "vldmia {z}!, {{s16-s23}}",
+            "vmla.f32 s27, s0, s16",
+            "61:",
+            "vmla.f32 s27, s1, s17",
+            "62:",
+            "vmla.f32 s27, s2, s18",
+            "63:",
+            "vmla.f32 s27, s3, s19",
+            "64:",
+            "vmla.f32 s27, s4, s20",
+            "65:",
+            "vmla.f32 s27, s5, s21",
+            "66:",
+            "vmla.f32 s27, s6, s22",
+            "67:",
+            "vmla.f32 s27, s7, s23",
         )
     };
 }
@@ -158,13 +221,11 @@ macro_rules! register_dot {
     () => {
         concat!(
             lines!(
-                "vldmia {z}, {{s16-s23}}",
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
             ),
-            dot8!(),
-            lines!("add {z}, {z}, {v}"),
+            dot_exact!(),
         )
     };
 }
@@ -173,11 +234,7 @@ macro_rules! register_dot {
 /// sigmoid, cosine): w = base + x'z into s27.
 macro_rules! plain_register_dot {
     () => {
-        concat!(
-            lines!("vldmia {z}, {{s16-s23}}", "vmov.f32 s27, s25"),
-            dot8!(),
-            lines!("add {z}, {z}, {v}"),
-        )
+        concat!(lines!("vmov.f32 s27, s25"), dot_exact!())
     };
 }
 
@@ -251,10 +308,13 @@ macro_rules! l1_limit {
     };
 }
 
-/// Laplacian register runs: x' as [`register_setup`], and the bound.
+/// Laplacian register runs (d = 8): x' into s0-s7, and the bound.
 macro_rules! l1_register_setup {
     () => {
-        concat!(register_setup!(), l1_limit!())
+        concat!(
+            lines!("ldr {t}, [{p}, #76]", "vldmia {t}, {{s0-s7}}"),
+            l1_limit!()
+        )
     };
 }
 
@@ -266,7 +326,7 @@ macro_rules! l1_register_dot {
     () => {
         concat!(
             lines!(
-                "@ {n}: the Laplacian reads no norms",
+                "@ {n} {v}: the Laplacian reads no norms, d = 8 needs no dispatch",
                 "vldmia {z}!, {{s16-s23}}",
                 "vsub.f32 s16, s0, s16",
                 "vabs.f32 s27, s16",
