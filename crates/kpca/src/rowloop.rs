@@ -163,8 +163,15 @@ unsafe fn point_sum<const CHUNKED: bool>(
             // x' right-aligned in h (x'_j in lane 8 - d + j); exactly the
             // point's d floats read.
             let d = (st.d_bytes as usize / 4).min(8);
-            for (j, hj) in h.iter().skip(8 - d).enumerate() {
-                sum += hj * *zp.add(j);
+            if d == 8 {
+                // The common full row as one read of 8 (the same sums).
+                for (hj, zj) in h.iter().zip(load8(zp)) {
+                    sum += hj * zj;
+                }
+            } else {
+                for (j, hj) in h.iter().skip(8 - d).enumerate() {
+                    sum += hj * *zp.add(j);
+                }
             }
             return sum;
         }
