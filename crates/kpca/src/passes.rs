@@ -3,15 +3,17 @@
 //! linear and cosine models the fit folds into a d x k map, k + 1 points,
 //! take them too: about d (k + 1) multiply-adds and no exponential).
 //!
-//! Each stored point is read as W = 8·ceil(d/8) floats in groups of 8
-//! against x' staged (scaled for the kernel) with zeros where the read goes
-//! past the point's own floats; [`accumulate_fast`] picks the variant once
-//! per call:
+//! x' is staged once per call (scaled for the kernel) as [`stage_layout`]
+//! says; [`accumulate_fast`] picks the variant:
 //!
-//! - register runs, d <= 8 and k <= 8: x' in 8 registers for the whole run;
-//! - chunked runs, every other d <= 64: x' read from the stage chunk by
-//!   chunk; on hard-float Arm, those of d = 9..16 and k <= 4 run wide (x' in
-//!   16 registers for the whole run, `rowloop/asm.rs`), the same operations;
+//! - register runs, d <= 8 and k <= 8: x' right-aligned in 8 registers for
+//!   the whole run, each stored point read as exactly its d floats;
+//! - chunked runs, every other d <= 64: each stored point read as W =
+//!   8·ceil(d/8) floats in groups of 8 against x' staged with zeros where
+//!   the read goes past the point's own floats, x' read from the stage
+//!   chunk by chunk; on hard-float Arm, those of d = 9..16 and k <= 4 run
+//!   wide (x' in 16 registers for the whole run, `rowloop/asm.rs`), the same
+//!   operations;
 //! - the Laplacian reads exactly d floats per point (padding would add
 //!   |0 - z_j|, not 0): register runs for d = 8 only (wide for d = 16),
 //!   otherwise floor(d/8) chunks and then d mod 8 single floats, all
@@ -19,10 +21,11 @@
 //! - 4 component sums for k <= 4, 8 for k <= 8; for k > 8 a second group of
 //!   8 (components 8..16, or the 8 ending at the row's end) kept in memory.
 //!
-//! No read leaves its section: near the start of a section a row is read
-//! forwards (its floats, then the next row's, which meet zeros in x' or
-//! dropped sums), near the end backwards (the W floats ending at the row's
-//! end, the earlier floats meeting zeros); [`split_row`] finds where each
+//! No read leaves its section: near the start of a section a row of a
+//! chunked run is read forwards (its floats, then the next row's, which
+//! meet zeros in x' or dropped sums), near the end backwards (the W floats
+//! ending at the row's end, the earlier floats meeting zeros); A rows
+//! likewise; [`split_row`] finds where each
 //! section turns from one to the other, and a model whose reads all end
 //! inside their rows is one forward run. Where a model is too small for
 //! either direction, no pass applies and the caller's general loop runs.

@@ -4,8 +4,9 @@
 //! read) and the kernel's loop (`rbf_body!` and the others), each a macro
 //! below.
 //!
-//! Registers: s0-s7 x' (register runs: for the whole run; chunked runs: one
-//! chunk at a time, then the second group of sums of k > 8), s8-s15 the
+//! Registers: s0-s7 x' (register runs: right-aligned, for the whole run,
+//! each point read as exactly its d floats through `dot_exact!`; chunked
+//! runs: one chunk at a time, then the second group of sums of k > 8), s8-s15 the
 //! component sums, s16-s23 one block of loads (a point's floats, then the
 //! exponential's constants, then the A row), s24 c'k, s25 base, s26
 //! norm_scale, s27 the point's sum w, s28 ‖z‖² then the kernel value, s29
