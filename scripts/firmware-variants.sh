@@ -18,12 +18,8 @@ set -euo pipefail
 shopt -s inherit_errexit
 . "$(dirname "$0")/common.sh"
 need_tools firmware-variants arm-none-eabi-gcc qemu-system-arm
-LIB=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf)
-FW=c-examples/firmware
-ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
-CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$ROOT/c-examples/baseline -I$ROOT/include"
-LDFLAGS="$ARCH -nostartfiles --specs=nano.specs -T $FW/mps2_an386.ld -Wl,--gc-sections -Wl,--no-warn-execstack"
-harness="$FW/startup.c $FW/semihost.c $FW/stack.c c-examples/baseline/rbf_baseline.c"
+# The M4F library, compiler and linker flags and harness of the cost benches.
+m4f_bench_setup
 out=$ROOT/build/variants
 mkdir -p "$out"
 # m d k: what each shape takes (for the kernels other than the Laplacian, whose

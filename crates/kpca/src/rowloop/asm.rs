@@ -46,24 +46,7 @@ macro_rules! lines {
 /// step for step; out of range, to the label `$oor` (forwards).
 macro_rules! exp2 {
     ($oor:literal) => {
-        lines!(
-            "vldmia {kc}, {{s16-s22}}",
-            "vadd.f32 s28, s27, s16",
-            "vmov {t}, s28",
-            "sub {t}, {t}, #0x4B000000",
-            "cmp {t}, #124",
-            concat!("bhi ", $oor, "f"),
-            "vsub.f32 s29, s28, s16",
-            "vsub.f32 s29, s29, s27",
-            "vmla.f32 s21, s29, s22",
-            "vmla.f32 s20, s29, s21",
-            "vmla.f32 s19, s29, s20",
-            "vmla.f32 s18, s29, s19",
-            "vmla.f32 s17, s29, s18",
-            "vmov {u}, s17",
-            "sub {u}, {u}, {t}, lsl #23",
-            "vmov s28, {u}",
-        )
+        exp2_with!($oor, lines!("sub {t}, {t}, #0x4B000000", "cmp {t}, #124"))
     };
 }
 
@@ -73,22 +56,34 @@ macro_rules! exp2 {
 /// subtraction; bits(t) << 23 is n << 23, the bits of 2^23 shifted out.
 macro_rules! exp2_nonneg {
     ($oor:literal) => {
-        lines!(
-            "vldmia {kc}, {{s16-s22}}",
-            "vadd.f32 s28, s27, s16",
-            "vmov {t}, s28",
-            "cmp {t}, {adj}",
-            concat!("bhi ", $oor, "f"),
-            "vsub.f32 s29, s28, s16",
-            "vsub.f32 s29, s29, s27",
-            "vmla.f32 s21, s29, s22",
-            "vmla.f32 s20, s29, s21",
-            "vmla.f32 s19, s29, s20",
-            "vmla.f32 s18, s29, s19",
-            "vmla.f32 s17, s29, s18",
-            "vmov {u}, s17",
-            "sub {u}, {u}, {t}, lsl #23",
-            "vmov s28, {u}",
+        exp2_with!($oor, lines!("cmp {t}, {adj}"))
+    };
+}
+
+/// The steps of [`exp2`] around the range test `$test` (flags for `bhi`
+/// out of range, from bits(t) in {t}).
+macro_rules! exp2_with {
+    ($oor:literal, $test:expr) => {
+        concat!(
+            lines!(
+                "vldmia {kc}, {{s16-s22}}",
+                "vadd.f32 s28, s27, s16",
+                "vmov {t}, s28",
+            ),
+            $test,
+            lines!(
+                concat!("bhi ", $oor, "f"),
+                "vsub.f32 s29, s28, s16",
+                "vsub.f32 s29, s29, s27",
+                "vmla.f32 s21, s29, s22",
+                "vmla.f32 s20, s29, s21",
+                "vmla.f32 s19, s29, s20",
+                "vmla.f32 s18, s29, s19",
+                "vmla.f32 s17, s29, s18",
+                "vmov {u}, s17",
+                "sub {u}, {u}, {t}, lsl #23",
+                "vmov s28, {u}",
+            )
         )
     };
 }
@@ -247,13 +242,8 @@ macro_rules! chunked_dot {
                 "vldmia {n}!, {{s28}}",
                 "vmov.f32 s27, s25",
                 "vmla.f32 s27, s26, s28",
-                "ldrd {v}, {u}, [{p}, #76]",
-                "25:",
-                "vldmia {v}!, {{s0-s7}}",
-                "vldmia {z}!, {{s16-s23}}",
             ),
-            dot8!(),
-            lines!("subs {u}, {u}, #1", "bne 25b", "add {z}, {z}, {adj}"),
+            chunks_dot!(),
         )
     };
 }
@@ -261,9 +251,16 @@ macro_rules! chunked_dot {
 /// Chunked runs of the kernels without a ‖z‖² term.
 macro_rules! plain_chunked_dot {
     () => {
+        concat!(lines!("vmov.f32 s27, s25"), chunks_dot!())
+    };
+}
+
+/// The `full` chunks of 8 products of x' (from the stage) and the point
+/// into s27, then the row adjustment to the next point.
+macro_rules! chunks_dot {
+    () => {
         concat!(
             lines!(
-                "vmov.f32 s27, s25",
                 "ldrd {v}, {u}, [{p}, #76]",
                 "25:",
                 "vldmia {v}!, {{s0-s7}}",
@@ -275,13 +272,14 @@ macro_rules! plain_chunked_dot {
     };
 }
 
-/// One float of an L1 distance: |s(j) - s(16+j)| added into s27.
+/// One float of an L1 distance: |x'_j - z_j| (registers `$x`, `$z`; `$z`
+/// overwritten) added into `$acc` (s27, or s23 in wide runs).
 macro_rules! l1_lane {
-    ($x:literal, $z:literal) => {
+    ($acc:literal, $x:literal, $z:literal) => {
         lines!(
             concat!("vsub.f32 ", $z, ", ", $x, ", ", $z),
             concat!("vabs.f32 ", $z, ", ", $z),
-            concat!("vadd.f32 s27, s27, ", $z),
+            concat!("vadd.f32 ", $acc, ", ", $acc, ", ", $z),
         )
     };
 }
@@ -290,13 +288,13 @@ macro_rules! l1_lane {
 macro_rules! l1_lanes_1_to_7 {
     () => {
         concat!(
-            l1_lane!("s1", "s17"),
-            l1_lane!("s2", "s18"),
-            l1_lane!("s3", "s19"),
-            l1_lane!("s4", "s20"),
-            l1_lane!("s5", "s21"),
-            l1_lane!("s6", "s22"),
-            l1_lane!("s7", "s23"),
+            l1_lane!("s27", "s1", "s17"),
+            l1_lane!("s27", "s2", "s18"),
+            l1_lane!("s27", "s3", "s19"),
+            l1_lane!("s27", "s4", "s20"),
+            l1_lane!("s27", "s5", "s21"),
+            l1_lane!("s27", "s6", "s22"),
+            l1_lane!("s27", "s7", "s23"),
         )
     };
 }
@@ -436,12 +434,13 @@ macro_rules! a_row16 {
     };
 }
 
-/// The `asm!` block of one variant: `$setup` (the x' of register runs),
-/// then `$body` (one kernel's loop over the points, from label 21 or on to
-/// label 24 when no point is left), around the loads and stores of the
-/// run's sums.
-macro_rules! run_block {
-    ($st:expr, $rows:expr, $setup:expr, $body:expr) => {{
+/// One `asm!` block over a run: `$pre` (the loads of the run's state and
+/// the variant's setup), then `$body` (one kernel's loop over the points,
+/// from label 21, or on to label 24 when no point is left), then `$post`
+/// (the stores of the run's sums). Every core register is an operand, every
+/// `s` register declared clobbered; no stack.
+macro_rules! asm_run {
+    ($st:expr, $rows:expr, $pre:expr, $body:expr, $post:expr) => {{
         let st: *mut RunState = $st;
         let rows: RowPtrs = $rows;
         // SAFETY: the caller's contract (see `run`).
@@ -452,21 +451,12 @@ macro_rules! run_block {
         // clobbered, the core registers are operands; no stack.
         unsafe {
             core::arch::asm!(
-                "@ {adj}: chunked runs' row adjustment",
-                "vldmia {p}, {{s25-s26}}",
-                "add {t}, {p}, #8",
-                "vldmia {t}, {{s8-s15}}",
-                "vldr s24, [{p}, #72]",
-                "ldr {ks}, [{p}, #92]",
-                "vldr s30, [{p}, #100]",
-                $setup,
+                $pre,
                 "cmp {c}, {end}",
                 "beq 24f",
                 $body,
                 "24:",
-                "add {t}, {p}, #8",
-                "vstmia {t}, {{s8-s15}}",
-                "vstr s24, [{p}, #72]",
+                $post,
                 p = in(reg) st,
                 kc = in(reg) EXP2_BLOCK.as_ptr(),
                 z = inout(reg) rows.z => _,
@@ -491,6 +481,38 @@ macro_rules! run_block {
             );
         }
     }};
+}
+
+/// The `asm!` block of one variant: `$setup` (the x' of register runs),
+/// then `$body` (one kernel's loop over the points, from label 21 or on to
+/// label 24 when no point is left), around the loads and stores of the
+/// run's sums (s8-s15, c'k s24, base and norm_scale s25-s26, s30 the
+/// kernel's post_scale).
+macro_rules! run_block {
+    ($st:expr, $rows:expr, $setup:expr, $body:expr) => {
+        asm_run!(
+            $st,
+            $rows,
+            concat!(
+                lines!(
+                    "@ {adj}: chunked runs' row adjustment",
+                    "vldmia {p}, {{s25-s26}}",
+                    "add {t}, {p}, #8",
+                    "vldmia {t}, {{s8-s15}}",
+                    "vldr s24, [{p}, #72]",
+                    "ldr {ks}, [{p}, #92]",
+                    "vldr s30, [{p}, #100]",
+                ),
+                $setup
+            ),
+            $body,
+            lines!(
+                "add {t}, {p}, #8",
+                "vstmia {t}, {{s8-s15}}",
+                "vstr s24, [{p}, #72]",
+            )
+        )
+    };
 }
 
 /// The rbf and Laplacian loop: `$dist` (a point's exponent w into s27),
@@ -663,54 +685,30 @@ macro_rules! no_setup {
 /// s22), the point's sum and then its kernel value in s23; `$body` as in
 /// [`run_block`].
 macro_rules! wide_block {
-    ($st:expr, $rows:expr, $setup:expr, $body:expr) => {{
-        let st: *mut RunState = $st;
-        let rows: RowPtrs = $rows;
-        // SAFETY: the caller's contract (see `run`).
-        let end = unsafe { rows.c.add(rows.n) };
-        // SAFETY: as in `run_block`: the reads of `run_rows_rust` for
-        // chunked runs of 2 chunks and k <= 4, the exponential's constants;
-        // the writes are y[..4] and c'k in `*st`; every s register used is
-        // declared clobbered; no stack.
-        unsafe {
-            core::arch::asm!(
-                "add {t}, {p}, #8",
-                "vldmia {t}, {{s16-s19}}",
-                "vldr s20, [{p}, #72]",
-                "ldr {ks}, [{p}, #92]",
-                "ldr {t}, [{p}, #76]",
-                "vldmia {t}, {{s0-s15}}",
-                $setup,
-                "cmp {c}, {end}",
-                "beq 24f",
-                $body,
-                "24:",
+    ($st:expr, $rows:expr, $setup:expr, $body:expr) => {
+        asm_run!(
+            $st,
+            $rows,
+            concat!(
+                lines!(
+                    "@ {v}: unused by wide runs",
+                    "add {t}, {p}, #8",
+                    "vldmia {t}, {{s16-s19}}",
+                    "vldr s20, [{p}, #72]",
+                    "ldr {ks}, [{p}, #92]",
+                    "ldr {t}, [{p}, #76]",
+                    "vldmia {t}, {{s0-s15}}",
+                ),
+                $setup
+            ),
+            $body,
+            lines!(
                 "add {t}, {p}, #8",
                 "vstmia {t}, {{s16-s19}}",
                 "vstr s20, [{p}, #72]",
-                p = in(reg) st,
-                kc = in(reg) EXP2_BLOCK.as_ptr(),
-                z = inout(reg) rows.z => _,
-                n = inout(reg) rows.norms => _,
-                c = inout(reg) rows.c => _,
-                a = inout(reg) rows.a => _,
-                end = in(reg) end,
-                adj = inout(reg) (*st).tail => _,
-                ks = out(reg) _,
-                t = out(reg) _,
-                u = out(reg) _,
-                out("s0") _, out("s1") _, out("s2") _, out("s3") _,
-                out("s4") _, out("s5") _, out("s6") _, out("s7") _,
-                out("s8") _, out("s9") _, out("s10") _, out("s11") _,
-                out("s12") _, out("s13") _, out("s14") _, out("s15") _,
-                out("s16") _, out("s17") _, out("s18") _, out("s19") _,
-                out("s20") _, out("s21") _, out("s22") _, out("s23") _,
-                out("s24") _, out("s25") _, out("s26") _, out("s27") _,
-                out("s28") _, out("s29") _, out("s30") _, out("s31") _,
-                options(nostack)
-            );
-        }
-    }};
+            )
+        )
+    };
 }
 
 /// 8 products of x' (`$x0`..) and the chunk in s24-s31 into s23.
@@ -730,13 +728,20 @@ macro_rules! wide_dot8 {
     };
 }
 
-/// One float of an L1 distance in a wide run: |x'_j - z_j| into s23.
-macro_rules! wide_l1_lane {
-    ($x:literal, $z:literal) => {
+/// The end of a wide run's 2^-w: Horner from q5 down to 1 in g (s31, the
+/// constants in s25-s30), then bits(p) - n·2^23 (n·2^23 from bits(t) in
+/// {t}) into s23, as [`exp2`].
+macro_rules! wide_exp2_tail {
+    () => {
         lines!(
-            concat!("vsub.f32 ", $z, ", ", $x, ", ", $z),
-            concat!("vabs.f32 ", $z, ", ", $z),
-            concat!("vadd.f32 s23, s23, ", $z),
+            "vmla.f32 s29, s31, s30",
+            "vmla.f32 s28, s31, s29",
+            "vmla.f32 s27, s31, s28",
+            "vmla.f32 s26, s31, s27",
+            "vmla.f32 s25, s31, s26",
+            "vmov {u}, s25",
+            "sub {u}, {u}, {t}, lsl #23",
+            "vmov s23, {u}",
         )
     };
 }
@@ -786,15 +791,8 @@ macro_rules! wide_rbf_body {
                 "bhi 23f",
                 "vsub.f32 s31, s31, s24",
                 "vsub.f32 s31, s31, s23",
-                "vmla.f32 s29, s31, s30",
-                "vmla.f32 s28, s31, s29",
-                "vmla.f32 s27, s31, s28",
-                "vmla.f32 s26, s31, s27",
-                "vmla.f32 s25, s31, s26",
-                "vmov {u}, s25",
-                "sub {u}, {u}, {t}, lsl #23",
-                "vmov s23, {u}",
             ),
+            wide_exp2_tail!(),
             wide_point_end!(),
             lines!(
                 "23:",
@@ -826,22 +824,22 @@ macro_rules! wide_l1_body {
                 "vsub.f32 s24, s0, s24",
                 "vabs.f32 s23, s24",
             ),
-            wide_l1_lane!("s1", "s25"),
-            wide_l1_lane!("s2", "s26"),
-            wide_l1_lane!("s3", "s27"),
-            wide_l1_lane!("s4", "s28"),
-            wide_l1_lane!("s5", "s29"),
-            wide_l1_lane!("s6", "s30"),
-            wide_l1_lane!("s7", "s31"),
+            l1_lane!("s23", "s1", "s25"),
+            l1_lane!("s23", "s2", "s26"),
+            l1_lane!("s23", "s3", "s27"),
+            l1_lane!("s23", "s4", "s28"),
+            l1_lane!("s23", "s5", "s29"),
+            l1_lane!("s23", "s6", "s30"),
+            l1_lane!("s23", "s7", "s31"),
             lines!("vldmia {z}!, {{s24-s31}}"),
-            wide_l1_lane!("s8", "s24"),
-            wide_l1_lane!("s9", "s25"),
-            wide_l1_lane!("s10", "s26"),
-            wide_l1_lane!("s11", "s27"),
-            wide_l1_lane!("s12", "s28"),
-            wide_l1_lane!("s13", "s29"),
-            wide_l1_lane!("s14", "s30"),
-            wide_l1_lane!("s15", "s31"),
+            l1_lane!("s23", "s8", "s24"),
+            l1_lane!("s23", "s9", "s25"),
+            l1_lane!("s23", "s10", "s26"),
+            l1_lane!("s23", "s11", "s27"),
+            l1_lane!("s23", "s12", "s28"),
+            l1_lane!("s23", "s13", "s29"),
+            l1_lane!("s23", "s14", "s30"),
+            l1_lane!("s23", "s15", "s31"),
             lines!(
                 "vldmia {kc}, {{s24-s31}}",
                 "vmla.f32 s31, s23, s22",
@@ -850,15 +848,8 @@ macro_rules! wide_l1_body {
                 "bhi 23f",
                 "vsub.f32 s31, s31, s24",
                 "vmls.f32 s31, s23, s22",
-                "vmla.f32 s29, s31, s30",
-                "vmla.f32 s28, s31, s29",
-                "vmla.f32 s27, s31, s28",
-                "vmla.f32 s26, s31, s27",
-                "vmla.f32 s25, s31, s26",
-                "vmov {u}, s25",
-                "sub {u}, {u}, {t}, lsl #23",
-                "vmov s23, {u}",
             ),
+            wide_exp2_tail!(),
             wide_point_end!(),
             lines!(
                 "23:",
