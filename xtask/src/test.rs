@@ -54,7 +54,7 @@ const STEPS: [Step; 13] = [
     },
     Step {
         name: "firmware",
-        what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, quick cost, \
+        what: "firmware on the emulated Cortex-M4F, link checks, downstream size, no-panic check, every loop variant bit for bit, quick cost, \
                the other emulated MCUs",
         run: || firmware::test(&[("c-firmware", "tests/firmware_qemu.rs ran in the unit step")]),
     },
