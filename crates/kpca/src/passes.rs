@@ -108,12 +108,12 @@ pub(crate) fn read_width(kernel: u32, d: usize) -> usize {
     }
 }
 
-/// Whether a model of `kernel`, input dimension d and k components takes
+/// Whether a model of input dimension d and k components takes
 /// register runs (x' in 8 registers for the whole run; each point read as
-/// exactly its d floats): d <= 8 (the Laplacian: d = 8) and k <= 8.
+/// exactly its d floats): d <= 8 and k <= 8.
 #[inline(always)]
-fn register_runs(kernel: u32, d: usize, k: usize) -> bool {
-    k <= 8 && if kernel == LAPLACIAN { d == 8 } else { d <= 8 }
+fn register_runs(d: usize, k: usize) -> bool {
+    k <= 8 && d <= 8
 }
 
 /// How the passes run a model and want x' staged.
@@ -133,8 +133,8 @@ pub(crate) struct Layout {
 /// components.
 #[inline(always)]
 pub(crate) fn stage_layout(kernel: u32, d: usize, k: usize) -> Layout {
-    let width = read_width(kernel, d);
-    let register = register_runs(kernel, d, k);
+    let register = register_runs(d, k);
+    let width = if register { 8 } else { read_width(kernel, d) };
     Layout {
         register,
         offset: if register { width - d } else { 0 },

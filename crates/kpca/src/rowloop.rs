@@ -202,8 +202,16 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
     // SAFETY: the caller's contract (every read inside its section).
     unsafe {
         if !CHUNKED {
-            for (hj, zj) in h.iter().zip(load8(zp)) {
-                sum += libm::fabsf(hj - zj);
+            // x' right-aligned in h; exactly the point's d floats read.
+            let d = (st.d_bytes as usize / 4).min(8);
+            if d == 8 {
+                for (hj, zj) in h.iter().zip(load8(zp)) {
+                    sum += libm::fabsf(hj - zj);
+                }
+            } else {
+                for (j, hj) in h.iter().skip(8 - d).enumerate() {
+                    sum += libm::fabsf(hj - *zp.add(j));
+                }
             }
             return sum;
         }

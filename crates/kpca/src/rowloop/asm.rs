@@ -317,6 +317,74 @@ macro_rules! l1_register_setup {
     };
 }
 
+/// Laplacian register runs of d < 8: x' (right-aligned) into s0-s7, d - 1
+/// into {v} for the dispatch of [`l1_dot_exact`], and the bound.
+macro_rules! l1_exact_setup {
+    () => {
+        concat!(register_setup!(), l1_limit!())
+    };
+}
+
+/// Laplacian register runs of d < 8: ‖x' - z‖₁ over exactly the point's d
+/// floats, from 0 (s25, the Laplacian's base) in feature order, through the
+/// table branch of [`dot_exact`] into the chain of L1 lanes at lane 8 - d,
+/// then w = gamma log2(e) (s30) times it into s27.
+macro_rules! l1_dot_exact {
+    () => {
+        concat!(
+            lines!(
+                "@ {n}: the Laplacian reads no norms",
+                "vmov.f32 s27, s25",
+                "tbb [pc, {v}]",
+                "50:",
+                ".byte (51f - 50b) / 2",
+                ".byte (52f - 50b) / 2",
+                ".byte (53f - 50b) / 2",
+                ".byte (54f - 50b) / 2",
+                ".byte (55f - 50b) / 2",
+                ".byte (56f - 50b) / 2",
+                ".byte (57f - 50b) / 2",
+                ".byte (57f - 50b) / 2",
+                "51:",
+                "vldmia {z}!, {{s23}}",
+                "b 67f",
+                "52:",
+                "vldmia {z}!, {{s22-s23}}",
+                "b 66f",
+                "53:",
+                "vldmia {z}!, {{s21-s23}}",
+                "b 65f",
+                "54:",
+                "vldmia {z}!, {{s20-s23}}",
+                "b 64f",
+                "55:",
+                "vldmia {z}!, {{s19-s23}}",
+                "b 63f",
+                "56:",
+                "vldmia {z}!, {{s18-s23}}",
+                "b 62f",
+                "57:",
+                "vldmia {z}!, {{s17-s23}}",
+                "61:",
+            ),
+            l1_lane!("s27", "s1", "s17"),
+            "62:\n",
+            l1_lane!("s27", "s2", "s18"),
+            "63:\n",
+            l1_lane!("s27", "s3", "s19"),
+            "64:\n",
+            l1_lane!("s27", "s4", "s20"),
+            "65:\n",
+            l1_lane!("s27", "s5", "s21"),
+            "66:\n",
+            l1_lane!("s27", "s6", "s22"),
+            "67:\n",
+            l1_lane!("s27", "s7", "s23"),
+            lines!("vmul.f32 s27, s27, s30"),
+        )
+    };
+}
+
 /// Laplacian register runs (d = 8, x' in s0-s7, read with write-back: the
 /// row is the read): ‖x' - z‖₁ from
 /// |x'_0 - z_0| (which equals 0 + |x'_0 - z_0|, the Rust loop's first step)
@@ -892,6 +960,21 @@ pub(super) unsafe fn run<const CHUNKED: bool, const KR: usize>(
     match kernel {
         super::RBF if wide() => wide_block!(st, rows, "vldmia {p}, {{s21-s22}}", wide_rbf_body!()),
         super::LAPLACIAN if wide() => wide_block!(st, rows, wide_l1_setup!(), wide_l1_body!()),
+        // SAFETY: `st` is the caller's, valid for reads.
+        super::LAPLACIAN if !CHUNKED && unsafe { (*st).d_bytes } < 32 => match KR {
+            4 => run_block!(
+                st,
+                rows,
+                l1_exact_setup!(),
+                laplacian_body!(l1_dot_exact!(), a_row4!())
+            ),
+            _ => run_block!(
+                st,
+                rows,
+                l1_exact_setup!(),
+                laplacian_body!(l1_dot_exact!(), a_row8!())
+            ),
+        },
         super::RBF => variants!(
             st,
             rows,
