@@ -5,7 +5,7 @@
 //! once when it was made. [`evaluate`] checks the input, computes
 //! ‖x'‖² (x' the input, standardised when the model standardises; staged for
 //! the passes in the same loop) and makes one pass over the stored points
-//! (816 bytes of stack on a Cortex-M4F with the C entry point's,
+//! (812 bytes of stack on a Cortex-M4F with the C entry point's,
 //! scripts/firmware-cost.sh):
 //!
 //! - Models of every kernel with d <= 64 and any k take the register
