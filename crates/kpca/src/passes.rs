@@ -15,7 +15,7 @@
 //!   wide (x' in 16 registers for the whole run, `rowloop/asm.rs`), the same
 //!   operations;
 //! - the Laplacian reads exactly d floats per point (padding would add
-//!   |0 - z_j|, not 0): register runs for d = 8 only (wide for d = 16),
+//!   |0 - z_j|, not 0): register runs for every d <= 8 (wide for d = 16),
 //!   otherwise floor(d/8) chunks and then d mod 8 single floats, all
 //!   forwards;
 //! - 4 component sums for k <= 4, 8 for k <= 8; for k > 8 a second group of
@@ -257,8 +257,9 @@ struct Variant {
 /// backwards (`z_back`) from the points' split on, forwards before it; A
 /// rows read from `first` = k - min(kr, 8) from the A split on, from 0
 /// before it (or, when every read ends inside its row, anywhere in 0..m
-/// with `first` 0 and `z_back` false): then each row's point read (W floats at the row's
-/// start, or ending at its end; the Laplacian's W is d) and A read
+/// with `first` 0 and `z_back` false): then each row's point read (register
+/// runs: its d floats; chunked runs: W floats at the row's start, or ending
+/// at its end, the Laplacian's W being d) and A read
 /// (min(kr, 8) floats at row + first; for k > 8 also 8 floats at
 /// row + k - 8, inside the row) lie in their sections.
 #[inline(never)]

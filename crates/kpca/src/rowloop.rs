@@ -188,8 +188,8 @@ unsafe fn point_sum<const CHUNKED: bool>(
     }
 }
 
-/// A point's L1 distance ‖x' - z‖₁, summed from 0 in feature order: the 8
-/// floats at `zp` against `h` (register runs, d = 8), or `full` chunks of 8
+/// A point's L1 distance ‖x' - z‖₁, summed from 0 in feature order: the d
+/// floats at `zp` against the last d of `h` (register runs), or `full` chunks of 8
 /// and then `rest` single floats against the staged x' (chunked runs): d
 /// floats exactly, so no padding enters the sum.
 ///

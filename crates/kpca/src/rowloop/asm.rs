@@ -143,6 +143,39 @@ macro_rules! register_setup {
 /// backwards), which goes on into the chain of multiply-adds at lane 8 - d.
 macro_rules! dot_exact {
     () => {
+        concat!(
+            exact_dispatch!(),
+            lines!(
+                "b 61f",
+                "58:",
+                "vldmia {z}!, {{s16-s23}}",
+                "vmla.f32 s27, s0, s16",
+                "61:",
+                "vmla.f32 s27, s1, s17",
+                "62:",
+                "vmla.f32 s27, s2, s18",
+                "63:",
+                "vmla.f32 s27, s3, s19",
+                "64:",
+                "vmla.f32 s27, s4, s20",
+                "65:",
+                "vmla.f32 s27, s5, s21",
+                "66:",
+                "vmla.f32 s27, s6, s22",
+                "67:",
+                "vmla.f32 s27, s7, s23",
+            ),
+        )
+    };
+}
+
+/// The dispatch of the exact-width register reads: a table branch on d - 1
+/// ({v}) to the read of exactly d floats into the last d of s16-s23 with
+/// write-back, each then branching to the chain's label for lane 8 - d
+/// (61..67 for lanes 1..7; label 58 is d = 8, lane 0). The read for d = 7
+/// (label 57) is last and goes on into what the caller puts after it.
+macro_rules! exact_dispatch {
+    () => {
         lines!(
             "tbb [pc, {v}]",
             "50:",
@@ -174,24 +207,6 @@ macro_rules! dot_exact {
             "b 62f",
             "57:",
             "vldmia {z}!, {{s17-s23}}",
-            "b 61f",
-            "58:",
-            "vldmia {z}!, {{s16-s23}}",
-            "vmla.f32 s27, s0, s16",
-            "61:",
-            "vmla.f32 s27, s1, s17",
-            "62:",
-            "vmla.f32 s27, s2, s18",
-            "63:",
-            "vmla.f32 s27, s3, s19",
-            "64:",
-            "vmla.f32 s27, s4, s20",
-            "65:",
-            "vmla.f32 s27, s5, s21",
-            "66:",
-            "vmla.f32 s27, s6, s22",
-            "67:",
-            "vmla.f32 s27, s7, s23",
         )
     };
 }
@@ -326,47 +341,16 @@ macro_rules! l1_exact_setup {
 }
 
 /// Laplacian register runs of d < 8: ‖x' - z‖₁ over exactly the point's d
-/// floats, from 0 (s25, the Laplacian's base) in feature order, through the
-/// table branch of [`dot_exact`] into the chain of L1 lanes at lane 8 - d,
+/// floats, from 0 (s25, the Laplacian's base) in feature order, through
+/// [`exact_dispatch`] into the chain of L1 lanes at lane 8 - d (d = 8 has
+/// the block of [`l1_register_dot`], so label 58 is never reached here),
 /// then w = gamma log2(e) (s30) times it into s27.
 macro_rules! l1_dot_exact {
     () => {
         concat!(
-            lines!(
-                "@ {n}: the Laplacian reads no norms",
-                "vmov.f32 s27, s25",
-                "tbb [pc, {v}]",
-                "50:",
-                ".byte (51f - 50b) / 2",
-                ".byte (52f - 50b) / 2",
-                ".byte (53f - 50b) / 2",
-                ".byte (54f - 50b) / 2",
-                ".byte (55f - 50b) / 2",
-                ".byte (56f - 50b) / 2",
-                ".byte (57f - 50b) / 2",
-                ".byte (57f - 50b) / 2",
-                "51:",
-                "vldmia {z}!, {{s23}}",
-                "b 67f",
-                "52:",
-                "vldmia {z}!, {{s22-s23}}",
-                "b 66f",
-                "53:",
-                "vldmia {z}!, {{s21-s23}}",
-                "b 65f",
-                "54:",
-                "vldmia {z}!, {{s20-s23}}",
-                "b 64f",
-                "55:",
-                "vldmia {z}!, {{s19-s23}}",
-                "b 63f",
-                "56:",
-                "vldmia {z}!, {{s18-s23}}",
-                "b 62f",
-                "57:",
-                "vldmia {z}!, {{s17-s23}}",
-                "61:",
-            ),
+            lines!("@ {n}: the Laplacian reads no norms", "vmov.f32 s27, s25",),
+            exact_dispatch!(),
+            lines!("58:", "61:"),
             l1_lane!("s27", "s1", "s17"),
             "62:\n",
             l1_lane!("s27", "s2", "s18"),
