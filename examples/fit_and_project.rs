@@ -11,7 +11,7 @@
 //!    six channels sampled every 0.1 s, four activities; data/README.md);
 //! 2. fits Nyström kernel PCA (RBF, standardised inputs, 64 landmarks,
 //!    4 components) on the training samples of one activity, Walking, with
-//!    `kpca_fit`; the threshold flags 5% of the training samples;
+//!    `kpca::fit`; the threshold flags 5% of the training samples;
 //! 3. writes the device model blob to `OUT_DIR/walking.kpca` (default
 //!    `$CARGO_TARGET_DIR/examples-out`, else `target/examples-out` at the
 //!    repository root) and prints its size;
@@ -25,7 +25,7 @@
 //! Exits with an error when the device's f32 results differ from the fit's f64
 //! results by more than 1e-4 of their scale.
 
-use kpca_fit::{Dataset, KernelPca, KernelSpec, Nystrom};
+use kpca::fit::{Dataset, KernelPca, KernelSpec, Nystrom};
 use no_std_detector::{copy_to_ram, Detector};
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -190,7 +190,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 /// anomalous samples and the alarms per activity. Returns the largest
 /// difference between the device's and the fit's scores, and the scores' scale.
 fn run_detector(
-    fitted: &kpca_fit::FittedKpca,
+    fitted: &kpca::fit::FittedKpca,
     blob: &[u8],
     recordings: &[Recording],
 ) -> Result<(f64, f64), Box<dyn Error>> {

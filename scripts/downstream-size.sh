@@ -59,9 +59,9 @@ step "a copy of firmware/rust-m4f in $tmp (outside the repository)"
 fw=$tmp/rust-m4f
 mkdir -p "$fw"
 cp -r firmware/rust-m4f/{Cargo.toml,Cargo.lock,build.rs,memory.x,src,.cargo} "$fw/"
-sed -i "s#path = \"../../crates/kpca\"#path = \"$ROOT/crates/kpca\"#" "$fw/Cargo.toml"
-grep -q "path = \"$ROOT/crates/kpca\"" "$fw/Cargo.toml" \
-  || { echo "downstream-size: could not point the copy at $ROOT/crates/kpca" >&2; exit 1; }
+sed -i "s#path = \"../..\"#path = \"$ROOT\"#" "$fw/Cargo.toml"
+grep -q "path = \"$ROOT\"" "$fw/Cargo.toml" \
+  || { echo "downstream-size: could not point the copy at $ROOT" >&2; exit 1; }
 cargo xtask gen-model rust-fw rbf 32 8 4 "$fw/generated"
 
 # build VARIANT [CARGO ARGS]: builds the copy into $out/VARIANT, prints the ELF.

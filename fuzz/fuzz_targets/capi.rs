@@ -12,7 +12,7 @@
 //! model struct are never written on failure.
 #![no_main]
 
-use kpca::{Error, ModelRef};
+use kpca_core::{Error, ModelRef};
 use kpca_capi::*;
 use kpca_fuzz::{split_input, Aligned, Values};
 use libfuzzer_sys::fuzz_target;

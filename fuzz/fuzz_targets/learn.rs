@@ -1,4 +1,4 @@
-//! The on-device fit and recalibration (`kpca::learn`, and the same through
+//! The on-device fit and recalibration (`kpca_core::learn`, and the same through
 //! the C ABI's `kpca_fit_sizes` / `kpca_fit` / `kpca_recalibrate`) on any n,
 //! d, k, kernel parameters, rate, buffer sizes and contents (NaN, infinities,
 //! denormals, huge values, constant columns).
@@ -11,8 +11,8 @@
 #![no_main]
 
 use core::ffi::c_void;
-use kpca::learn::{fit, fit_sizes, recalibrate, FitParams};
-use kpca::{FitMethod, Kernel, KernelId, ModelRef};
+use kpca_core::learn::{fit, fit_sizes, recalibrate, FitParams};
+use kpca_core::{FitMethod, Kernel, KernelId, ModelRef};
 use kpca_capi::{kpca_fit, kpca_fit_params, kpca_recalibrate, KPCA_OK};
 use kpca_fuzz::Values;
 use libfuzzer_sys::fuzz_target;
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
         false_alarm_rate: rate,
     };
     // As kpca_fit: d = 0 first, then the kernel (gamma 0 means 1/d).
-    let kernel = (if d == 0 { Err(kpca::Error::ZeroDimension) } else { Ok(()) })
+    let kernel = (if d == 0 { Err(kpca_core::Error::ZeroDimension) } else { Ok(()) })
         .and_then(|()| KernelId::try_from(u16::from(id)))
         .and_then(|id| Kernel::from_parts(id, if gamma == 0.0 && d > 0 { 1.0 / d as f32 } else { gamma }, degree, coef0));
     let (ws_len, out_len) = match kernel.and_then(|kernel| {

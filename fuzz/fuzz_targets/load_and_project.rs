@@ -4,7 +4,7 @@
 //! an owned model. Input layout: `kpca_fuzz::split_input`.
 #![no_main]
 
-use kpca::{Error, ModelRef};
+use kpca_core::{Error, ModelRef};
 use kpca_fuzz::{check_owned_copy, check_rewrite, exercise, split_input, Aligned, Values};
 use libfuzzer_sys::fuzz_target;
 
@@ -33,12 +33,12 @@ fuzz_target!(|data: &[u8]| {
     // An accepted blob is exactly as long as it says and its CRC is right.
     let len = blob.len();
     assert_eq!(
-        kpca::Header::read(blob).map(|h| h.total_len),
+        kpca_core::Header::read(blob).map(|h| h.total_len),
         Some(len as u32)
     );
     assert_eq!(
         kpca_fuzz::u32_at(blob, len - 4),
-        Some(kpca::crc32::crc32(&blob[..len - 4]))
+        Some(kpca_core::crc32::crc32(&blob[..len - 4]))
     );
     exercise(&view, &mut vals);
     check_rewrite(&view, blob);

@@ -10,9 +10,9 @@
 //! must have a consistent length and CRC and then behaves like any loaded model.
 #![no_main]
 
-use kpca::crc32::crc32;
-use kpca::format::blob_len_for;
-use kpca::{Error, Kernel, KernelId, ModelParts, ModelRef};
+use kpca_core::crc32::crc32;
+use kpca_core::format::blob_len_for;
+use kpca_core::{Error, Kernel, KernelId, ModelParts, ModelRef};
 use kpca_fuzz::{check_rewrite, check_single, exercise, Aligned, Values, HEADER_LEN, SPECIAL};
 use libfuzzer_sys::fuzz_target;
 
@@ -120,10 +120,10 @@ fuzz_target!(|data: &[u8]| {
         s,
         eigenvalues: &eig,
         threshold,
-        fit: kpca::FitInfo::NOT_RECORDED,
+        fit: kpca_core::FitInfo::NOT_RECORDED,
         // The folded-map flag (linear and cosine only) on half the shapes, so
         // the mutations also meet a format-3 flag.
-        linear_map: matches!(kernel, kpca::Kernel::Linear | kpca::Kernel::Cosine)
+        linear_map: matches!(kernel, kpca_core::Kernel::Linear | kpca_core::Kernel::Cosine)
             && (m + d).is_multiple_of(2),
     };
     let view = ModelRef::from_parts(parts).expect("a valid model validates");
@@ -226,7 +226,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(view) = result {
         assert_eq!(
-            kpca::Header::read(&blob).map(|h| h.total_len),
+            kpca_core::Header::read(&blob).map(|h| h.total_len),
             Some(len as u32)
         );
         check_rewrite(&view, &blob);

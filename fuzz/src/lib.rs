@@ -6,9 +6,9 @@
 //! byte 0 controls where the blob ends (see [`split_input`]), then the blob,
 //! then the bytes the input vectors and call options are decoded from.
 
-use kpca::{Error, Header, ModelRef, OwnedModel};
+use kpca_core::{Error, Header, ModelRef, OwnedModel};
 
-pub use kpca::format::HEADER_LEN;
+pub use kpca_core::format::HEADER_LEN;
 
 /// Splits a fuzz input into (blob, rest). The low two bits of byte 0 choose where
 /// the blob ends: 0 at its own total-length field (the whole input when it has
@@ -240,7 +240,7 @@ pub fn check_single(
     (y, score)
 }
 
-/// The single-kernel entry points ([`kpca::single`]) give the generic calls'
+/// The single-kernel entry points ([`kpca_core::single`]) give the generic calls'
 /// results bit for bit for the model's kernel and `KernelMismatch` for any
 /// other kernel.
 pub fn check_kernel_entry(
@@ -249,7 +249,7 @@ pub fn check_kernel_entry(
     y: &Result<Vec<f32>, Error>,
     score: Result<f32, Error>,
 ) {
-    use kpca::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
+    use kpca_core::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
     fn one<K: KernelKind>(
         view: &ModelRef<'_>,
         x: &[f32],
@@ -438,7 +438,7 @@ pub fn check_rewrite(view: &ModelRef<'_>, blob: &[u8]) {
     assert_eq!(&again[len..], &[0u8; 4], "wrote past the blob");
     again.truncate(len);
     let version = u16::from_le_bytes([again[4], again[5]]);
-    assert_eq!(version, kpca::format::FORMAT_VERSION, "written version");
+    assert_eq!(version, kpca_core::format::FORMAT_VERSION, "written version");
     assert_eq!(again[..4], blob[..4], "magic");
     assert_eq!(again[6..28], blob[6..28], "header");
     assert_eq!(again[40..len - 4], blob[40..len - 4], "sections");

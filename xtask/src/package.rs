@@ -4,7 +4,7 @@
 use crate::util::{cargo, run, target_dir, Result};
 
 /// The crates meant for crates.io (the others have `publish = false`).
-pub const PUBLISHED: [&str; 4] = ["kpca", "kpca-capi", "kpca-fit", "kpca-cli"];
+pub const PUBLISHED: [&str; 5] = ["kpca-core", "kpca-capi", "kpca-fit", "kpca-cli", "kpca"];
 
 /// Largest .crate file accepted: sources and docs are tens of KiB; data,
 /// fixtures or scripts would be hundreds.
@@ -59,7 +59,7 @@ pub fn check() -> Result {
     // host crates would compile their dependencies (faer, rayon, clap,
     // plotters) a second time, minutes of CI. Their packages hold the same
     // src/ trees that the other steps build, and no crate has a build script.
-    run(cargo().args(["package", "--allow-dirty", "-p", "kpca"]))?;
+    run(cargo().args(["package", "--allow-dirty", "-p", "kpca-core"]))?;
     let mut rest = cargo();
     // All four in one command: cargo resolves each one's dependencies on the
     // others against the packages it has just made.

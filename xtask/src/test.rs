@@ -169,7 +169,17 @@ fn stream() -> Result {
 
 fn no_std() -> Result {
     for t in FIRMWARE_TARGETS {
-        run(cargo().args(["build", "-p", "kpca", "-p", "kpca-capi", "--target", t]))?;
+        run(cargo().args([
+            "build",
+            "-p",
+            "kpca",
+            "-p",
+            "kpca-core",
+            "-p",
+            "kpca-capi",
+            "--target",
+            t,
+        ]))?;
         run(cargo().args(["build", "-p", "kpca-staticlib", "--release", "--target", t]))?;
     }
     Ok(())

@@ -1,10 +1,10 @@
 //! Learning on the device from C: `kpca_fit_sizes`, `kpca_fit` and
-//! `kpca_recalibrate` (the core's [`kpca::learn`]).
+//! `kpca_recalibrate` (the core's [`kpca_core::learn`]).
 
 use core::ffi::c_void;
 
-use kpca::learn::{self, FitParams};
-use kpca::{Error, Kernel, KernelId};
+use kpca_core::learn::{self, FitParams};
+use kpca_core::{Error, Kernel, KernelId};
 
 use super::{guard, kpca_status, ref_in, slice_in, slice_out, write_out};
 

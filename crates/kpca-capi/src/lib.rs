@@ -36,12 +36,12 @@ extern crate std;
 
 use core::ffi::c_char;
 use core::mem::{align_of, offset_of, size_of};
-use kpca::format::FORMAT_VERSION;
-use kpca::single::KernelKind;
+use kpca_core::format::FORMAT_VERSION;
+use kpca_core::single::KernelKind;
 
 mod learn;
 mod single;
-use kpca::{Error, KernelId, ModelRef, RawModel};
+use kpca_core::{Error, KernelId, ModelRef, RawModel};
 pub use learn::*;
 pub use single::*;
 
@@ -179,7 +179,7 @@ pub const KPCA_KERNEL_SIGMOID: u32 = 4;
 pub const KPCA_KERNEL_COSINE: u32 = 5;
 
 /// Value of `kpca_model.magic` once a model is loaded.
-const MODEL_MAGIC: u32 = kpca::LOADED_MAGIC;
+const MODEL_MAGIC: u32 = kpca_core::LOADED_MAGIC;
 
 /// A loaded model: sizes, kernel parameters and pointers into the blob.
 ///
@@ -493,7 +493,7 @@ impl Eval for AnyKernel {
     }
 }
 
-/// One kernel: the [`kpca::single::SingleKernel`] methods
+/// One kernel: the [`kpca_core::single::SingleKernel`] methods
 /// (`KPCA_ERR_KERNEL_MISMATCH` for a model of another kernel).
 struct Only<K>(core::marker::PhantomData<K>);
 
@@ -935,15 +935,15 @@ const _: () = {
 
 // Compile-time agreement between the C constants and the Rust definitions.
 const _: () = {
-    assert!(KPCA_MAX_DIM as usize == kpca::MAX_DIM);
-    assert!(KPCA_MAX_POINTS as usize == kpca::MAX_POINTS);
-    assert!(KPCA_MAX_COMPONENTS as usize == kpca::MAX_COMPONENTS);
+    assert!(KPCA_MAX_DIM as usize == kpca_core::MAX_DIM);
+    assert!(KPCA_MAX_POINTS as usize == kpca_core::MAX_POINTS);
+    assert!(KPCA_MAX_COMPONENTS as usize == kpca_core::MAX_COMPONENTS);
     assert!(KPCA_FORMAT_VERSION == FORMAT_VERSION as u32);
-    assert!(KPCA_FLAG_STANDARDIZED == kpca::format::FLAG_STANDARDIZED);
-    assert!(KPCA_FLAG_LINEAR_MAP == kpca::format::FLAG_LINEAR_MAP);
-    assert!(KPCA_FLAG_SECTIONS == kpca::format::FLAG_SECTIONS);
-    assert!(KPCA_MAX_TARGETS as usize == kpca::MAX_TARGETS);
-    assert!(KPCA_OLDEST_FORMAT_VERSION == kpca::format::OLDEST_FORMAT_VERSION as u32);
+    assert!(KPCA_FLAG_STANDARDIZED == kpca_core::format::FLAG_STANDARDIZED);
+    assert!(KPCA_FLAG_LINEAR_MAP == kpca_core::format::FLAG_LINEAR_MAP);
+    assert!(KPCA_FLAG_SECTIONS == kpca_core::format::FLAG_SECTIONS);
+    assert!(KPCA_MAX_TARGETS as usize == kpca_core::MAX_TARGETS);
+    assert!(KPCA_OLDEST_FORMAT_VERSION == kpca_core::format::OLDEST_FORMAT_VERSION as u32);
     assert!(KPCA_KERNEL_COSINE == KernelId::Cosine as u32);
     assert!(KPCA_KERNEL_LAPLACIAN == KernelId::Laplacian as u32);
     assert!(KPCA_KERNEL_LINEAR == KernelId::Linear as u32);

@@ -6,7 +6,7 @@
 //! of another; a firmware that calls only one kernel's links only that
 //! kernel's code (the generated model header names its kernel's functions).
 
-use kpca::single::{Cosine, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
+use kpca_core::single::{Cosine, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
 
 use super::{
     is_anomaly_with, kpca_model, kpca_status, project_and_score_with, project_with, score_with,

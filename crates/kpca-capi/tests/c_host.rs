@@ -146,7 +146,7 @@ fn c_example_matches_the_f64_formulas_for_every_kernel() {
 
 #[test]
 fn c_example_reports_library_errors_with_their_status_text() {
-    let model = TestModel::random(kpca::Kernel::Rbf { gamma: 0.5 }, 3, 8, 2, false, 9);
+    let model = TestModel::random(kpca_core::Kernel::Rbf { gamma: 0.5 }, 3, 8, 2, false, 9);
     let mut blob = model.blob();
     let (code, _, stderr) = run_example(&blob, "1,2,3,4\n", "wrong_dim");
     assert_eq!(code, 1);

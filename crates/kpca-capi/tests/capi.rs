@@ -4,8 +4,8 @@
 use kpca_testkit as common;
 
 use common::TestModel;
-use kpca::Kernel;
 use kpca_capi::*;
+use kpca_core::Kernel;
 use std::ptr::{null, null_mut};
 
 fn loaded(blob: &[u32]) -> kpca_model {
@@ -223,7 +223,7 @@ fn misaligned_blob_is_reported() {
 
 #[test]
 fn status_strings_cover_every_code() {
-    let last = kpca::Error::ALL.len() as i32;
+    let last = kpca_core::Error::ALL.len() as i32;
     for code in 0..=last + 1 {
         // SAFETY: static NUL-terminated strings.
         let s = unsafe { std::ffi::CStr::from_ptr(kpca_status_str(code)) }

@@ -8,8 +8,8 @@
 use kpca_testkit as common;
 
 use common::{all_kernels, path_kernels, Lcg, TestModel};
-use kpca::Kernel;
 use kpca_capi::*;
+use kpca_core::Kernel;
 use std::mem::{size_of, MaybeUninit};
 use std::ptr::{null, null_mut};
 
@@ -329,7 +329,7 @@ fn status_text_is_static_and_total() {
         assert!(s.is_ascii() && !s.is_empty());
         assert_eq!(
             s == "unknown status",
-            !(0..=kpca::Error::ALL.len() as i32).contains(&code),
+            !(0..=kpca_core::Error::ALL.len() as i32).contains(&code),
             "{code}: {s}"
         );
     }

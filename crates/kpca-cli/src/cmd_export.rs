@@ -26,7 +26,7 @@ pub enum ExportFormat {
     after_help = "Files written: --format c: DIR/NAME.h and DIR/NAME.c (const, \
     4-byte-aligned blob NAME_blob and NAME_blob_len; load with kpca_model_from_bytes); \
     --format blob: DIR/NAME.kpca; --format rust: DIR/NAME.rs (a `static` NAME in capitals; \
-    load with kpca::ModelRef::from_bytes(&NAME.0)). With --output-dir - the one file goes to \
+    load with kpca_core::ModelRef::from_bytes(&NAME.0)). With --output-dir - the one file goes to \
     standard output (--format c: the header followed by the source, one self-contained C \
     file) and the report to standard error. A hint on standard error flags a model larger \
     than a typical microcontroller's flash.\n\n\

@@ -127,7 +127,7 @@ fn components_help() -> String {
     format!(
         "Number of components k to keep, 1 to {} (kpca::MAX_COMPONENTS, the device model's \
          limit) (required)",
-        kpca::MAX_COMPONENTS
+        kpca_core::MAX_COMPONENTS
     )
 }
 
@@ -136,7 +136,7 @@ fn degree_help() -> String {
     format!(
         "Polynomial degree, 1 to {} (kpca::MAX_DEGREE) (poly only; ignored with a warning by \
          the other kernels) [default: 3]",
-        kpca::MAX_DEGREE
+        kpca_core::MAX_DEGREE
     )
 }
 
@@ -569,7 +569,7 @@ fn fit_hints(
         n_components: k,
         // The blob's input map: the standardisation, or the centre that rbf
         // and laplacian models are stored relative to.
-        standardized: kpca::format::Header::parse(blob)
+        standardized: kpca_core::format::Header::parse(blob)
             .map(|h| h.is_standardized())
             .unwrap_or(false),
         nystrom: Some(!matches!(fitted.method(), Method::Full)),

@@ -111,11 +111,11 @@ pub fn run(args: &FitArgs, console: &Console, start: Instant) -> CliResult<()> {
     let landmarks = read_landmarks(args)?;
     let file = ChunkedFile::open(&args.input)?;
     let name = file.name().to_string();
-    if file.n_cols() > kpca::MAX_DIM {
+    if file.n_cols() > kpca_core::MAX_DIM {
         return Err(CliError::input(format!(
             "{name}: {} columns: the device model takes at most {} input features (kpca::MAX_DIM)",
             file.n_cols(),
-            kpca::MAX_DIM
+            kpca_core::MAX_DIM
         )));
     }
     let valid = fit_params(args, landmarks, &name)?;

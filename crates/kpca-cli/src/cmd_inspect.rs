@@ -6,10 +6,10 @@ use crate::model_file::ModelFile;
 use crate::model_summary::{device_kernel_text, variance_shares, VarianceBasis};
 use crate::output::{float_text, Console};
 use clap::Args;
-use kpca::crc32::crc32;
-use kpca::format::HEADER_LEN;
-use kpca::Header;
-use kpca::{FitMethod, KernelId, ModelRef};
+use kpca_core::crc32::crc32;
+use kpca_core::format::HEADER_LEN;
+use kpca_core::Header;
+use kpca_core::{FitMethod, KernelId, ModelRef};
 use std::path::PathBuf;
 
 /// Arguments of `kpca inspect`.

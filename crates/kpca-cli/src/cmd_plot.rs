@@ -12,7 +12,7 @@ use crate::plot::{figure_svg, group_by_label, scatter_svg, scree_svg, AnomalyVie
 use crate::projection::{project_rows, read_rows_for};
 use crate::table::read_labels;
 use clap::Args;
-use kpca::{Header, ModelRef};
+use kpca_core::{Header, ModelRef};
 use std::path::PathBuf;
 
 /// Arguments of `kpca plot`.

@@ -1,5 +1,5 @@
 //! `kpca predict`: the regression head's prediction of every input row, with
-//! the device's f32 code ([`kpca::ModelRef::predict`], what kpca_predict
+//! the device's f32 code ([`kpca_core::ModelRef::predict`], what kpca_predict
 //! computes).
 
 use crate::cmd_project::check_one_stdin;

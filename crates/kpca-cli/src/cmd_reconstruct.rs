@@ -1,5 +1,5 @@
 //! `kpca reconstruct`: the pre-image of every input row in input space, with
-//! the device's f32 code ([`kpca::ModelRef::reconstruct`], what
+//! the device's f32 code ([`kpca_core::ModelRef::reconstruct`], what
 //! kpca_reconstruct computes), then for rbf models optional fixed-point steps
 //! of Mika et al. on the host ([`kpca_fit::preimage::fixed_point`]) over the
 //! model's own stored points and expansion weights.
@@ -10,7 +10,7 @@ use crate::model_file::ModelFile;
 use crate::output::Sink;
 use crate::projection::read_rows_for;
 use clap::Args;
-use kpca::{Kernel, ModelParts, ModelRef};
+use kpca_core::{Kernel, ModelParts, ModelRef};
 use kpca_fit::preimage::{expansion_weights, fixed_point};
 use std::path::PathBuf;
 
@@ -137,7 +137,7 @@ pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     let mut x_hat = vec![0.0f32; d];
     let mut y = vec![0.0f32; model.n_components()];
     for (row, origin) in table.rows().zip(&table.origins) {
-        let fail = |e: kpca::Error| {
+        let fail = |e: kpca_core::Error| {
             CliError::input(format!("{}: {origin}: cannot reconstruct: {e}", table.name))
         };
         model.reconstruct(row, &mut x_hat).map_err(fail)?;

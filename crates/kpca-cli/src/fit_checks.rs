@@ -3,16 +3,16 @@
 //! model's limits (before the fit). Every message names the flag as typed, the
 //! limit and the value; rows and columns are 1-based, as in a CSV file.
 //!
-//! The limits come from the crates' constants: [`kpca::MAX_COMPONENTS`],
-//! [`kpca::MAX_DIM`], [`kpca::MAX_POINTS`], [`kpca::MAX_DEGREE`] and
+//! The limits come from the crates' constants: [`kpca_core::MAX_COMPONENTS`],
+//! [`kpca_core::MAX_DIM`], [`kpca_core::MAX_POINTS`], [`kpca_core::MAX_DEGREE`] and
 //! [`kpca_fit::MAX_FULL_POINTS`]; [`limits_help`] states them in `--help`.
 
 use crate::cmd_fit::{FitArgs, KernelArg, SolverArg};
 use crate::error::{count, CliError, CliResult};
 use crate::output::{float_text, number_text, Console};
 use crate::table::{RowOrigin, Table};
-use kpca::format::blob_len_for;
-use kpca::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
+use kpca_core::format::blob_len_for;
+use kpca_core::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
 use kpca_fit::MAX_FULL_POINTS;
 
 /// The largest magnitude whose square is finite in f32 (about 1.8e19): without

@@ -68,12 +68,12 @@ pub fn read_targets(args: &FitArgs, n_train: usize) -> CliResult<Option<Table<f6
             table.n_rows()
         )));
     }
-    if table.n_cols > kpca::MAX_TARGETS {
+    if table.n_cols > kpca_core::MAX_TARGETS {
         return Err(CliError::input(format!(
             "{}: {} target columns: the device model holds at most {} (kpca::MAX_TARGETS)",
             table.name,
             table.n_cols,
-            kpca::MAX_TARGETS
+            kpca_core::MAX_TARGETS
         )));
     }
     Ok(Some(table))

@@ -8,8 +8,8 @@
 use crate::error::count;
 use crate::fit_checks::{column_text, ColumnStats};
 use crate::table::Table;
-use kpca::format::blob_len_for;
-use kpca::MAX_POINTS;
+use kpca_core::format::blob_len_for;
+use kpca_core::MAX_POINTS;
 
 /// Kept variance below this share (of the fit's total) gets a hint.
 pub const LOW_VARIANCE: f64 = 0.05;
@@ -291,7 +291,7 @@ pub struct ModelShape {
 impl ModelShape {
     /// The shape of a loaded model (whether its points are landmarks is not
     /// stored).
-    pub fn of(model: &kpca::ModelRef<'_>) -> ModelShape {
+    pub fn of(model: &kpca_core::ModelRef<'_>) -> ModelShape {
         ModelShape {
             blob_len: model.blob_len(),
             dim: model.dim(),
@@ -436,7 +436,7 @@ mod tests {
     fn the_largest_model_within_the_flash_is_found() {
         // Blob = header + CRC + 4 (m d + 2 m + m k + 2 k) bytes, unstandardised.
         let (d, k) = (1000, 3);
-        let fixed = kpca::format::HEADER_LEN + 4 + 4 * 2 * k;
+        let fixed = kpca_core::format::HEADER_LEN + 4 + 4 * 2 * k;
         let per_point = 4 * (d + 2 + k);
         let expected = (FLASH_BYTES - fixed) / per_point;
         assert_eq!(max_points_within(FLASH_BYTES, d, k, false), expected);

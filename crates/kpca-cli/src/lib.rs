@@ -22,8 +22,8 @@
 //! Input rows are used exactly as given unless `--standardize` is passed at fit
 //! time; then the training mean and standard deviation go into the model and the
 //! device applies them. Projection (`project`, `plot`) always goes through the
-//! core's f32 code path ([`kpca::ModelRef::from_bytes`] and
-//! [`kpca::ModelRef::project_and_score`]), so it gives what the firmware computes.
+//! core's f32 code path ([`kpca_core::ModelRef::from_bytes`] and
+//! [`kpca_core::ModelRef::project_and_score`]), so it gives what the firmware computes.
 //!
 //! The library holds each subcommand (`cmd_*`: its arguments and `run`) and the
 //! modules they share: [`table`] (reading CSV and NPY), [`projection`],

@@ -2,7 +2,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::table::Source;
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use std::path::Path;
 
 /// The bytes of a model file, held at a 4-byte-aligned address (as the core's

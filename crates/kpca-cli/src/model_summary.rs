@@ -4,7 +4,7 @@
 //! `kpca inspect`, `kpca export` and `kpca plot`.
 
 use crate::output::float_text;
-use kpca::{Kernel, ModelRef};
+use kpca_core::{Kernel, ModelRef};
 use kpca_fit::ExportInfo;
 
 /// The kernel and its parameters, e.g. `rbf (gamma = 0.5)`.

@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, CliResult};
 use crate::table::{read_table, Table};
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use std::path::Path;
 
 /// The f32 coordinates (rows x k, row-major) and anomaly scores of every row,

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -189,7 +189,7 @@ fn fit_inspect_project_export_plot() {
         "components k: 3",
         "standardised input: yes",
         &format!("flash: {} bytes", blob.len()),
-        &format!("format: version {}", kpca::format::FORMAT_VERSION),
+        &format!("format: version {}", kpca_core::format::FORMAT_VERSION),
         "training rows, total variance ",
         "eigenvalues (of the centred kernel matrix, scikit-learn's eigenvalues_)",
         "explained variance (share of the fit's total variance)",

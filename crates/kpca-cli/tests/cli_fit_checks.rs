@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use kpca::format::HEADER_LEN;
-use kpca::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
+use kpca_core::format::HEADER_LEN;
+use kpca_core::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
 use kpca_fit::MAX_FULL_POINTS;
 use std::path::PathBuf;
 
@@ -169,8 +169,8 @@ fn flag_limits_are_checked_before_the_data_is_read() {
 #[test]
 fn gamma_zero_is_refused_because_the_device_kernel_needs_gamma_above_zero() {
     // The core refuses gamma = 0 in a model (kernel parameter check)...
-    assert!(kpca::Kernel::Rbf { gamma: 0.0 }.validate().is_err());
-    assert!(kpca::Kernel::Rbf {
+    assert!(kpca_core::Kernel::Rbf { gamma: 0.0 }.validate().is_err());
+    assert!(kpca_core::Kernel::Rbf {
         gamma: f32::from_bits(1)
     }
     .validate()

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use std::path::PathBuf;
 
 /// Deterministic values in [-1, 1).

@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use kpca::model::ModelRef;
+use kpca_core::model::ModelRef;
 use std::path::Path;
 
 /// Projections of the streamed model against the in-memory one, relative to

@@ -59,7 +59,7 @@ pub enum FitError {
     BadGamma(f64),
     /// coef0 is not finite.
     BadCoef0(f64),
-    /// The polynomial degree is 0 or above [`kpca::MAX_DEGREE`].
+    /// The polynomial degree is 0 or above [`kpca_core::MAX_DEGREE`].
     BadDegree(u32),
     /// The number of Nyström landmarks m is not within k..=n.
     BadLandmarkCount {
@@ -143,10 +143,10 @@ pub enum FitError {
         /// What was being built.
         what: &'static str,
         /// The core's reason.
-        source: kpca::Error,
+        source: kpca_core::Error,
     },
     /// Targets for the regression head have a different number of rows than
-    /// the training data, or no column, or more than [`kpca::MAX_TARGETS`].
+    /// the training data, or no column, or more than [`kpca_core::MAX_TARGETS`].
     BadTargets {
         /// Training rows n.
         rows: usize,
@@ -230,7 +230,7 @@ impl fmt::Display for FitError {
             FitError::BadDegree(d) => write!(
                 f,
                 "polynomial degree must be in 1..={}, got {d}",
-                kpca::MAX_DEGREE
+                kpca_core::MAX_DEGREE
             ),
             FitError::BadLandmarkCount {
                 m,
@@ -297,7 +297,7 @@ impl FitError {
                 f,
                 "targets: {got_rows} rows of {columns} columns for {rows} training rows \
                  (need one row per training row and 1 to {} columns)",
-                kpca::MAX_TARGETS
+                kpca_core::MAX_TARGETS
             ),
             FitError::NoPreImage => write!(
                 f,

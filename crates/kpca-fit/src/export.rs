@@ -1,10 +1,10 @@
 //! Export a model blob as C or Rust source, for firmware that keeps the model in
 //! flash and reads it in place (zero-copy) with `kpca_model_from_bytes` /
-//! [`kpca::ModelRef::from_bytes`].
+//! [`kpca_core::ModelRef::from_bytes`].
 
 use super::FitError;
-use kpca::format::BLOB_ALIGN;
-use kpca::model::ModelRef;
+use kpca_core::format::BLOB_ALIGN;
+use kpca_core::model::ModelRef;
 use std::fmt::Write as _;
 use std::format;
 use std::string::{String, ToString};
@@ -143,7 +143,7 @@ fn summarize(blob: &[u8]) -> Result<BlobSummary, FitError> {
         // `align_offset` may, in principle, give up (usize::MAX).
         return Err(FitError::Device {
             what: "aligning the blob to export",
-            source: kpca::Error::Misaligned,
+            source: kpca_core::Error::Misaligned,
         });
     }
     let aligned = &mut scratch[offset..offset + blob.len()];

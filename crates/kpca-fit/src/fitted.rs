@@ -5,8 +5,8 @@ use crate::driver::TrainingData;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
 use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::{FitError, FitWarning};
-use kpca::model::{ModelParts, ModelRef};
-use kpca::{FitInfo, FitMethod};
+use kpca_core::model::{ModelParts, ModelRef};
+use kpca_core::{FitInfo, FitMethod};
 use std::format;
 use std::string::String;
 use std::vec;
@@ -137,7 +137,7 @@ pub enum SolverReport {
 /// `eigenvalues_`; for a Nyström fit, of its Nyström approximation). The
 /// training score column l has sum of squares mu_l and variance mu_l / n
 /// ([`FittedKpca::score_variances`]; nystrompca's `explained_variance_`). The
-/// device model and its blob store the same mu_l (see `kpca::fit_info`).
+/// device model and its blob store the same mu_l (see `kpca_core::fit_info`).
 ///
 /// ```
 /// use kpca_fit::{Dataset, KernelPca, KernelSpec};
@@ -760,7 +760,7 @@ impl FittedKpca {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceModel {
     /// Kernel and parameters (f32).
-    pub kernel: kpca::Kernel,
+    pub kernel: kpca_core::Kernel,
     /// Input dimension d.
     pub dim: usize,
     /// Components k.
@@ -786,7 +786,7 @@ pub struct DeviceModel {
     /// What the model records of its fit.
     pub fit: FitInfo,
     /// Whether the points are a folded linear map (linear and cosine
-    /// models; see `kpca::ModelParts::linear_map`).
+    /// models; see `kpca_core::ModelParts::linear_map`).
     pub linear_map: bool,
     /// The pre-image section (score vectors rows x k, dual coefficients
     /// rows x d in the device's input space), when the fit has one.
@@ -816,15 +816,15 @@ impl DeviceModel {
             linear_map: self.linear_map,
         })
         .and_then(|view| {
-            view.with_heads(kpca::Heads {
+            view.with_heads(kpca_core::Heads {
                 preimage: self
                     .preimage
                     .as_ref()
-                    .map(|(scores, coef)| kpca::PreImageParts { scores, coef }),
+                    .map(|(scores, coef)| kpca_core::PreImageParts { scores, coef }),
                 regression: self
                     .regression
                     .as_ref()
-                    .map(|(weights, intercept)| kpca::RegressionParts { weights, intercept }),
+                    .map(|(weights, intercept)| kpca_core::RegressionParts { weights, intercept }),
             })
         })
         .map_err(|source| FitError::Device {

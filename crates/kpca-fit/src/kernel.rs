@@ -3,7 +3,7 @@
 
 use super::vexp::rbf_column;
 use super::FitError;
-use kpca::kernel::{Kernel, MAX_DEGREE};
+use kpca_core::kernel::{Kernel, MAX_DEGREE};
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;

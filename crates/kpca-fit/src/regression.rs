@@ -33,7 +33,7 @@ impl RegressionHead {
 
 impl FittedKpca {
     /// Fits the regression head on `targets`, one row per training row (in
-    /// the training order) and 1 to [`kpca::MAX_TARGETS`] columns
+    /// the training order) and 1 to [`kpca_core::MAX_TARGETS`] columns
     /// ([`FitError::BadTargets`] otherwise), replacing any earlier one;
     /// [`FitError::RowsNotKept`] after a streamed fit.
     pub fn fit_regression(&mut self, targets: &Dataset<'_>) -> Result<(), FitError> {
@@ -43,7 +43,7 @@ impl FittedKpca {
             });
         }
         let t = targets.n_features();
-        if targets.n_rows() != self.n_train || t == 0 || t > kpca::MAX_TARGETS {
+        if targets.n_rows() != self.n_train || t == 0 || t > kpca_core::MAX_TARGETS {
             return Err(FitError::BadTargets {
                 rows: self.n_train,
                 got_rows: targets.n_rows(),

@@ -1,11 +1,11 @@
-//! The on-device fit (`kpca::learn`, f32, no allocation) against scikit-learn's
+//! The on-device fit (`kpca_core::learn`, f32, no allocation) against scikit-learn's
 //! full KernelPCA (testdata/fixtures/full_*.json, made by
 //! scripts/make_fixtures.py) and against the host's f64 fit on the same data.
 
 mod support;
 
-use kpca::learn::{fit, fit_sizes, FitParams};
-use kpca::{Error, FitMethod, ModelRef};
+use kpca_core::learn::{fit, fit_sizes, FitParams};
+use kpca_core::{Error, FitMethod, ModelRef};
 use kpca_fit::{Dataset, FittedKpca, KernelPca};
 use serde_json::Value;
 use support::*;
@@ -52,7 +52,7 @@ fn device_fit(x: &[f32], d: usize, params: &FitParams) -> Result<(Out, usize), E
 }
 
 /// The device kernel (f32) of a fixture, by way of the host's own conversion.
-fn device_kernel(fx: &Value) -> kpca::Kernel {
+fn device_kernel(fx: &Value) -> kpca_core::Kernel {
     let k = fx["n_components"].as_u64().expect("k") as usize;
     let fitted = KernelPca::params()
         .kernel(kernel_of(fx))
@@ -91,15 +91,15 @@ fn score_scale(model: &ModelRef<'_>, e_ref: &[f64], x: &[f32]) -> f64 {
     let self_k = x.chunks(model.dim()).map(|r| {
         let sq: f64 = r.iter().map(|&v| f64::from(v) * f64::from(v)).sum();
         match kernel {
-            kpca::Kernel::Linear => sq,
-            kpca::Kernel::Polynomial {
+            kpca_core::Kernel::Linear => sq,
+            kpca_core::Kernel::Polynomial {
                 gamma,
                 degree,
                 coef0,
             } => (f64::from(gamma) * sq + f64::from(coef0))
                 .powi(degree as i32)
                 .abs(),
-            kpca::Kernel::Sigmoid { gamma, coef0 } => {
+            kpca_core::Kernel::Sigmoid { gamma, coef0 } => {
                 (f64::from(gamma) * sq + f64::from(coef0)).tanh().abs()
             }
             _ => 1.0,

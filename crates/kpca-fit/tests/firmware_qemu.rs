@@ -116,7 +116,7 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
 /// The host's f32 core (`ModelRef::predict` / `reconstruct`) on each row.
 fn host_core_heads(blob: &[u8], test: &[f64], d: usize, t: usize) -> (Vec<f64>, Vec<f64>) {
     let copy = support::Aligned::new(blob);
-    let model = kpca::ModelRef::from_bytes(copy.bytes()).expect("blob loads");
+    let model = kpca_core::ModelRef::from_bytes(copy.bytes()).expect("blob loads");
     let (mut p, mut r) = (Vec::new(), Vec::new());
     let (mut pv, mut rv) = (vec![0.0f32; t], vec![0.0f32; d]);
     for row in test.chunks(d) {

@@ -341,7 +341,7 @@ fn iterative_solver_not_converging() {
 #[test]
 fn device_model_limits() {
     // More components than the device format holds.
-    let k = kpca::MAX_COMPONENTS + 1;
+    let k = kpca_core::MAX_COMPONENTS + 1;
     let fitted = KernelPca::params()
         .kernel(KernelSpec::rbf(1.0))
         .n_components(k)
@@ -352,7 +352,7 @@ fn device_model_limits() {
         matches!(
             e,
             FitError::Device {
-                source: kpca::Error::DimensionTooLarge,
+                source: kpca_core::Error::DimensionTooLarge,
                 ..
             }
         ),
@@ -388,7 +388,7 @@ fn bad_export_names() {
     assert!(matches!(
         export::c_source(&bad, "ok", &info),
         Err(FitError::Device {
-            source: kpca::Error::CrcMismatch,
+            source: kpca_core::Error::CrcMismatch,
             ..
         })
     ));

@@ -259,7 +259,7 @@ fn main() {
     assert_eq!(lines.next(), Some(want_hex.as_str()));
     // And the blob loads in place with the core, which agrees with the constants.
     let aligned = Aligned::new(&blob);
-    let model = kpca::ModelRef::from_bytes(aligned.bytes()).expect("loads");
+    let model = kpca_core::ModelRef::from_bytes(aligned.bytes()).expect("loads");
     let (gamma, degree, coef0) = model.kernel().params();
     let want_constants = format!(
         "{} {} {} {} {} {} {} {:?} {}",

@@ -109,12 +109,12 @@ fn both_fits_share_one_eigenvalue_convention_and_the_blob_records_the_total() {
         }
         let blob = f.to_blob().expect("blob");
         let aligned = kpca_testkit::AlignedBlob::from_bytes(&blob);
-        let view = kpca::ModelRef::from_bytes(&aligned).expect("load");
+        let view = kpca_core::ModelRef::from_bytes(&aligned).expect("load");
         let info = view.fit_info();
         let want_method = if nystrom.is_some() {
-            kpca::FitMethod::Nystrom
+            kpca_core::FitMethod::Nystrom
         } else {
-            kpca::FitMethod::Full
+            kpca_core::FitMethod::Full
         };
         assert_eq!((info.method, info.n_train as usize), (want_method, n));
         let total = view.total_variance().expect("recorded");

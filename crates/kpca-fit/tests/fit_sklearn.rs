@@ -3,7 +3,7 @@
 
 mod support;
 
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use kpca_fit::{FittedKpca, KernelPca, Solver};
 use serde_json::Value;
 use std::sync::OnceLock;

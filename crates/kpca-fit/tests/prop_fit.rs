@@ -13,7 +13,7 @@
 //! The runner counts the outcomes and fails when too few cases reach a valid
 //! model, so the properties cannot pass by erroring everywhere.
 
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use kpca_fit::{Dataset, FitError, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -631,7 +631,7 @@ fn a_device_model_that_cannot_evaluate_its_training_points_is_refused() {
             matches!(
                 fitted.to_blob(),
                 Err(FitError::Device {
-                    source: kpca::Error::NonFiniteResult,
+                    source: kpca_core::Error::NonFiniteResult,
                     ..
                 })
             ),

@@ -42,7 +42,7 @@ fn device_rows(
     fitted: &FittedKpca,
     data: &Value,
     width: usize,
-    op: impl Fn(&kpca::ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca::Error>,
+    op: impl Fn(&kpca_core::ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca_core::Error>,
 ) -> Vec<f64> {
     let device = fitted.to_model().expect("device model");
     let model = device.as_model_ref().expect("model ref");

@@ -2,7 +2,7 @@
 //! call running the core's f32 code (what the firmware computes).
 
 use crate::fit::{matrix, value_error};
-use kpca::ModelRef;
+use kpca_core::ModelRef;
 use kpca_fit::{export, FittedKpca};
 use numpy::{
     AllowTypeChange, PyArray1, PyArray2, PyArrayLike2, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 /// A core error as a Python `ValueError`, with the C status code.
-fn core_error(e: kpca::Error) -> PyErr {
+fn core_error(e: kpca_core::Error) -> PyErr {
     PyValueError::new_err(format!("{e} (kpca status {} {e:?})", e.code()))
 }
 
@@ -62,7 +62,7 @@ impl DeviceModel {
         model: &ModelRef<'_>,
         x: &PyReadonlyArray2<'_, f32>,
         width: usize,
-        f: impl Fn(&ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca::Error>,
+        f: impl Fn(&ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca_core::Error>,
     ) -> PyResult<Vec<f32>> {
         let d = model.dim();
         if x.shape()[1] != d {
@@ -186,7 +186,7 @@ impl DeviceModel {
         let model = self.model();
         let t = model.n_targets();
         if t == 0 {
-            return Err(core_error(kpca::Error::NoRegression));
+            return Err(core_error(kpca_core::Error::NoRegression));
         }
         let p = Self::per_row(&model, &x, t, |m, row, o| m.predict(row, o))?;
         matrix(py, p, t)
@@ -200,7 +200,7 @@ impl DeviceModel {
         let model = self.model();
         let d = model.dim();
         if model.n_preimage_rows() == 0 {
-            return Err(core_error(kpca::Error::NoPreImage));
+            return Err(core_error(kpca_core::Error::NoPreImage));
         }
         let r = Self::per_row(&model, &x, d, |m, row, o| m.reconstruct(row, o))?;
         matrix(py, r, d)

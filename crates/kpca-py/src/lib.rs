@@ -1,5 +1,5 @@
 //! The `kpca._kpca` extension module: the Rust fit ([`kpca_fit`]) and the
-//! device model's f32 code ([`kpca::ModelRef`]) for the Python package in
+//! device model's f32 code ([`kpca_core::ModelRef`]) for the Python package in
 //! `python/kpca` (its estimators wrap these two classes).
 //!
 //! Arrays come in as numpy arrays, borrowed without a copy when they are
@@ -28,8 +28,8 @@ fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_survey_merge, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_rows_needed, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_landmarks, m)?)?;
-    m.add("MAX_COMPONENTS", kpca::MAX_COMPONENTS)?;
-    m.add("MAX_TARGETS", kpca::MAX_TARGETS)?;
-    m.add("FORMAT_VERSION", kpca::format::FORMAT_VERSION)?;
+    m.add("MAX_COMPONENTS", kpca_core::MAX_COMPONENTS)?;
+    m.add("MAX_TARGETS", kpca_core::MAX_TARGETS)?;
+    m.add("FORMAT_VERSION", kpca_core::format::FORMAT_VERSION)?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `libkpca.a`: the C ABI of the `kpca` crate as one static library.
 //!
-//! This crate only re-exports the `extern "C"` functions of `kpca::capi` and, on
+//! This crate only re-exports the `extern "C"` functions of `kpca-capi` and, on
 //! targets without an operating system, supplies the panic handler a `no_std`
 //! static library needs. Build it with `panic = "abort"` (the workspace release
 //! profile does); no panic path is reachable from the C API, and a build that

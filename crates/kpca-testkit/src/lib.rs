@@ -2,7 +2,7 @@
 //! independent f64 implementation of the projection formulas (docs/DESIGN.md §2).
 #![allow(dead_code)]
 
-use kpca::{Kernel, ModelParts, ModelRef};
+use kpca_core::{Kernel, ModelParts, ModelRef};
 
 /// Deterministic xorshift generator (tests only).
 pub struct Lcg(pub u64);
@@ -127,7 +127,7 @@ impl TestModel {
             s: self.s,
             eigenvalues: &self.eigenvalues,
             threshold: self.threshold,
-            fit: kpca::FitInfo::NOT_RECORDED,
+            fit: kpca_core::FitInfo::NOT_RECORDED,
             linear_map: false,
         }
     }

@@ -1,7 +1,7 @@
 //! The on-device fit's eigensolver against nalgebra's, on the emulated
 //! Cortex-M4F: the centred RBF kernel matrix of N synthetic points (the
 //! points of c-examples/firmware/learn_bench.c), then every eigenpair by
-//! `kpca::learn::eigen::symmetric_eigen` (in place, caller's buffers, any N)
+//! `kpca_core::learn::eigen::symmetric_eigen` (in place, caller's buffers, any N)
 //! or by nalgebra's `SymmetricEigen` on an `SMatrix<f32, N, N>` (no_std
 //! without alloc needs a size fixed at compile time; the matrix is passed by
 //! value; its fixed sizes stop at 127, so N = 128 does not build).
@@ -97,8 +97,8 @@ fn main() -> ! {
     match SOLVER {
         1 => {
             let [d, e, t] = scratch;
-            let mut s = kpca::learn::eigen::EigenScratch { diag: d, sub: e, tmp: t };
-            if kpca::learn::eigen::symmetric_eigen(a, N, &mut s).is_ok() {
+            let mut s = kpca_core::learn::eigen::EigenScratch { diag: d, sub: e, tmp: t };
+            if kpca_core::learn::eigen::symmetric_eigen(a, N, &mut s).is_ok() {
                 largest = s.diag.iter().fold(f32::MIN, |m, v| m.max(*v));
             }
         }

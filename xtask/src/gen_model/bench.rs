@@ -10,17 +10,17 @@
 //! pre-images) so the firmware can check itself.
 //! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine. A linear
 //! or cosine model of M > K + 1 points is written as the fit writes it, a
-//! folded linear map of K + 1 points (kpca::format::FLAG_LINEAR_MAP) with M
+//! folded linear map of K + 1 points (kpca_core::format::FLAG_LINEAR_MAP) with M
 //! recorded as its training rows.
 //!
-//! Every model carries both optional sections (kpca::heads): a pre-image map
+//! Every model carries both optional sections (kpca_core::heads): a pre-image map
 //! over n = M synthetic score vectors (0.5 x uniform, the size of real
 //! scores; dual coefficients 0.1 x uniform, offsets 0.1 x uniform) and a
 //! regression head of BENCH_T = 2 targets. They are drawn after the core model
 //! and the test vectors, so those are the same as without the sections.
 
 use super::{shape_args, write, Xorshift};
-use kpca::{Heads, ModelParts, ModelRef, PreImageParts, RegressionParts};
+use kpca_core::{Heads, ModelParts, ModelRef, PreImageParts, RegressionParts};
 use std::fmt::Write as _;
 
 const N_TEST: usize = 16;
@@ -48,12 +48,15 @@ struct Core {
     b: Vec<f32>,
     c: Vec<f32>,
     eigenvalues: Vec<f32>,
-    fit: kpca::FitInfo,
+    fit: kpca_core::FitInfo,
     linear_map: bool,
 }
 
-fn synth_core(g: &mut Xorshift, kernel: kpca::Kernel, m: usize, d: usize, k: usize) -> Core {
-    let linear_map = matches!(kernel, kpca::Kernel::Linear | kpca::Kernel::Cosine) && k + 1 < m;
+fn synth_core(g: &mut Xorshift, kernel: kpca_core::Kernel, m: usize, d: usize, k: usize) -> Core {
+    let linear_map = matches!(
+        kernel,
+        kpca_core::Kernel::Linear | kpca_core::Kernel::Cosine
+    ) && k + 1 < m;
     let (n_train, m) = (m, if linear_map { k + 1 } else { m });
     let points: Vec<f32> = (0..m * d).map(|_| g.uniform()).collect();
     let norms: Vec<f32> = points
@@ -64,7 +67,7 @@ fn synth_core(g: &mut Xorshift, kernel: kpca::Kernel, m: usize, d: usize, k: usi
     let b: Vec<f32> = (0..k).map(|_| 0.05 * g.uniform()).collect();
     let mut c = vec![1.0 / m as f32; m];
     let eigenvalues: Vec<f32> = (0..k).map(|l| (k - l) as f32).collect();
-    let mut fit = kpca::FitInfo::NOT_RECORDED;
+    let mut fit = kpca_core::FitInfo::NOT_RECORDED;
     if linear_map {
         // The map's shape: A = [diag; 0], c = (0, ..., 0, c_k).
         for (i, row) in a.chunks_mut(k).enumerate() {
@@ -73,8 +76,8 @@ fn synth_core(g: &mut Xorshift, kernel: kpca::Kernel, m: usize, d: usize, k: usi
             }
         }
         c = (0..m).map(|i| if i == k { 0.5 } else { 0.0 }).collect();
-        fit = kpca::FitInfo {
-            method: kpca::FitMethod::Full,
+        fit = kpca_core::FitInfo {
+            method: kpca_core::FitMethod::Full,
             n_train: n_train as u32,
             total_variance: eigenvalues.iter().sum(),
         };
@@ -136,7 +139,7 @@ struct Results {
 }
 
 fn host_results(view: &ModelRef<'_>, xs: &[f32], d: usize, k: usize) -> Result<Results, String> {
-    let err = |what: &str, e: kpca::Error| format!("gen-model bench: host {what}: {e:?}");
+    let err = |what: &str, e: kpca_core::Error| format!("gen-model bench: host {what}: {e:?}");
     let mut r = Results {
         ys: vec![0.0; N_TEST * k],
         es: vec![0.0; N_TEST],

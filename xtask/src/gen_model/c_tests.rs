@@ -11,7 +11,7 @@
 //! little-endian 32-bit words, so they are 4-byte aligned in strict C99.
 
 use super::{write, Xorshift as Rng};
-use kpca::{Error, Kernel, ModelParts, ModelRef};
+use kpca_core::{Error, Kernel, ModelParts, ModelRef};
 use std::fmt::Write as _;
 
 const N_TEST: usize = 4;
@@ -210,19 +210,19 @@ fn generate(i: usize, spec: &Spec) -> Result<Generated, String> {
         s: 0.4,
         eigenvalues: &eig,
         threshold: spec.threshold,
-        fit: kpca::FitInfo::NOT_RECORDED,
+        fit: kpca_core::FitInfo::NOT_RECORDED,
         linear_map: false,
     })
     .map_err(|e| format!("gen-model c-tests: {}: invalid model: {e:?}", spec.name))?;
     let (n_pre, t) = spec.heads.unwrap_or((0, 0));
     let (pre_scores, pre_coef) = (g.vec(n_pre * k, 0.8), g.vec((n_pre + 1) * d, 1.0));
     let (weights, intercept) = (g.vec(k * t, 1.5), g.vec(t, 2.0));
-    let heads = kpca::Heads {
-        preimage: (n_pre > 0).then_some(kpca::PreImageParts {
+    let heads = kpca_core::Heads {
+        preimage: (n_pre > 0).then_some(kpca_core::PreImageParts {
             scores: &pre_scores,
             coef: &pre_coef,
         }),
-        regression: (t > 0).then_some(kpca::RegressionParts {
+        regression: (t > 0).then_some(kpca_core::RegressionParts {
             weights: &weights,
             intercept: &intercept,
         }),

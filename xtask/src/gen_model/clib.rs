@@ -17,7 +17,7 @@
 //!   model's f32 numbers.
 
 use super::{shape_args, write, Xorshift};
-use kpca::{Kernel, ModelParts, ModelRef};
+use kpca_core::{Kernel, ModelParts, ModelRef};
 use std::fmt::Write as _;
 
 const N_TEST: usize = 24;
@@ -93,7 +93,7 @@ fn blob(kernel: Kernel, d: usize, k: usize, n: &Numbers) -> Result<Vec<u8>, Stri
         s: n.s,
         eigenvalues: &eigenvalues,
         threshold: 0.9,
-        fit: kpca::FitInfo::NOT_RECORDED,
+        fit: kpca_core::FitInfo::NOT_RECORDED,
         linear_map: false,
     })
     .map_err(|e| format!("gen-model clib: invalid model: {e:?}"))?;

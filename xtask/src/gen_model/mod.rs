@@ -15,7 +15,7 @@ mod c_tests;
 mod clib;
 mod rust_fw;
 
-use kpca::Kernel;
+use kpca_core::Kernel;
 
 pub const USAGE: &str = "\
 cargo xtask gen-model bench   KERNEL M D K OUT_DIR   C model + 16 vectors + host results (bench_model.{h,c})

@@ -14,7 +14,7 @@
 //! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine.
 
 use super::{shape_args, write, Xorshift};
-use kpca::{ModelParts, ModelRef};
+use kpca_core::{ModelParts, ModelRef};
 
 const N_TEST: usize = 16;
 
@@ -52,7 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         s: 0.25,
         eigenvalues: &eigenvalues,
         threshold: 0.5,
-        fit: kpca::FitInfo::NOT_RECORDED,
+        fit: kpca_core::FitInfo::NOT_RECORDED,
         linear_map: false,
     };
     let view = ModelRef::from_parts(parts)
@@ -82,7 +82,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut expected = Vec::with_capacity(N_TEST * (k + 1));
     for x in xs.chunks(d) {
         let mut y = vec![0.0f32; k];
-        let host = |e: kpca::Error| format!("gen-model rust-fw: host projection: {e:?}");
+        let host = |e: kpca_core::Error| format!("gen-model rust-fw: host projection: {e:?}");
         loaded.project(x, &mut y).map_err(host)?;
         let e = loaded.anomaly_score(x).map_err(host)?;
         expected.extend_from_slice(&y);

@@ -2,9 +2,9 @@
 //! device's `reconstruct` and `predict` against f64 formulas, the blob round
 //! trip with sections, and every rejection of a hostile section table.
 
-use kpca::crc32::crc32;
-use kpca::format::{blob_len_for, FLAG_SECTIONS, SECTION_PREIMAGE, SECTION_REGRESSION};
-use kpca::{Error, Header, Heads, ModelRef, PreImageParts, RegressionParts, MAX_TARGETS};
+use kpca_core::crc32::crc32;
+use kpca_core::format::{blob_len_for, FLAG_SECTIONS, SECTION_PREIMAGE, SECTION_REGRESSION};
+use kpca_core::{Error, Header, Heads, ModelRef, PreImageParts, RegressionParts, MAX_TARGETS};
 use kpca_testkit::{all_kernels, AlignedBlob, Lcg, TestModel};
 
 /// f32 result against the f64 formula, relative to the sum of the magnitudes
@@ -128,7 +128,7 @@ fn reconstruct_and_predict_match_the_f64_formulas_for_every_kernel() {
 
 #[test]
 fn a_model_without_sections_says_so_and_writes_nothing() {
-    let model = TestModel::random(kpca::Kernel::Rbf { gamma: 0.5 }, 4, 6, 2, false, 1);
+    let model = TestModel::random(kpca_core::Kernel::Rbf { gamma: 0.5 }, 4, 6, 2, false, 1);
     let view = model.view();
     let mut out = [7.0f32; 4];
     assert_eq!(
@@ -167,7 +167,7 @@ fn a_model_without_sections_says_so_and_writes_nothing() {
 
 #[test]
 fn bad_sections_are_refused_when_attached() {
-    let model = TestModel::random(kpca::Kernel::Linear, 3, 5, 2, false, 2);
+    let model = TestModel::random(kpca_core::Kernel::Linear, 3, 5, 2, false, 2);
     let h = TestHeads::random(&model, 4, 2, 9);
     let view = model.view();
     let pre = |scores: &'static [f32], coef: &'static [f32]| Heads {
@@ -277,7 +277,7 @@ fn with_table(model: &TestModel, words: &[u32], flag: bool) -> AlignedBlob {
         header.flags |= FLAG_SECTIONS;
     }
     header.total_len = (bytes.len() + 4) as u32;
-    let mut head = [0u8; kpca::format::HEADER_LEN];
+    let mut head = [0u8; kpca_core::format::HEADER_LEN];
     header.write_to(&mut head);
     bytes[..head.len()].copy_from_slice(&head);
     let crc = crc32(&bytes);
@@ -287,7 +287,7 @@ fn with_table(model: &TestModel, words: &[u32], flag: bool) -> AlignedBlob {
 
 #[test]
 fn every_hostile_section_table_has_its_error() {
-    let model = TestModel::random(kpca::Kernel::Rbf { gamma: 0.7 }, 2, 4, 2, false, 8);
+    let model = TestModel::random(kpca_core::Kernel::Rbf { gamma: 0.7 }, 2, 4, 2, false, 8);
     let one = 1.0f32.to_bits();
     // A valid table: regression, t = 1, k = 2 weights and one intercept.
     let good = [SECTION_REGRESSION, 1, one, one, one];
@@ -383,7 +383,7 @@ fn every_hostile_section_table_has_its_error() {
     let mut blob = with_table(&model, &good, true).to_vec();
     let mut header = Header::parse(&blob).unwrap();
     header.version = 3;
-    let mut head = [0u8; kpca::format::HEADER_LEN];
+    let mut head = [0u8; kpca_core::format::HEADER_LEN];
     header.write_to(&mut head);
     blob[..head.len()].copy_from_slice(&head);
     let n = blob.len();

@@ -8,7 +8,7 @@
 use kpca_testkit as common;
 
 use common::{all_kernels, path_kernels, Lcg, TestModel};
-use kpca::{Error, Kernel, ModelRef};
+use kpca_core::{Error, Kernel, ModelRef};
 
 /// Same scale-relative tolerance as tests/core_model.rs.
 const PROJECTION_REL_TOL: f64 = 2e-5;

@@ -1,4 +1,4 @@
-//! The on-device fit (`kpca::learn`) by its own mathematics, without
+//! The on-device fit (`kpca_core::learn`) by its own mathematics, without
 //! fixtures: the training scores of the written model have the eigenvalues
 //! as their sums of squares and are uncorrelated; the threshold is the
 //! quantile it states; recalibration works on blobs and owned models; and
@@ -6,8 +6,8 @@
 //! panic or an unloadable model. (Accuracy against scikit-learn and the
 //! host fit: kpca-fit/tests/device_fit.rs.)
 
-use kpca::learn::{fit, fit_sizes, recalibrate, FitParams};
-use kpca::{Error, Kernel, ModelRef, OwnedModel};
+use kpca_core::learn::{fit, fit_sizes, recalibrate, FitParams};
+use kpca_core::{Error, Kernel, ModelRef, OwnedModel};
 use kpca_testkit::{path_kernels, AlignedBlob, Lcg};
 
 /// Sums of squares of the training scores against the eigenvalues, and

@@ -20,10 +20,10 @@
 //! the device".
 //!
 //! ```
-//! use kpca::learn::{fit, fit_sizes, FitParams};
-//! use kpca::{Kernel, ModelRef};
+//! use kpca_core::learn::{fit, fit_sizes, FitParams};
+//! use kpca_core::{Kernel, ModelRef};
 //!
-//! # fn main() -> Result<(), kpca::Error> {
+//! # fn main() -> Result<(), kpca_core::Error> {
 //! // 16 vectors of dimension 2 collected on site (row-major).
 //! let x: [f32; 32] = core::array::from_fn(|i| ((i * 7 % 11) as f32) * 0.1 + (i % 2) as f32);
 //! let params = FitParams {

@@ -4,8 +4,8 @@
 use kpca_testkit as common;
 
 use common::{all_kernels, AlignedBlob, Lcg, TestModel};
-use kpca::format::{blob_len_for, HEADER_LEN};
-use kpca::{Error, Header, Kernel, KernelId, ModelRef, OwnedModel};
+use kpca_core::format::{blob_len_for, HEADER_LEN};
+use kpca_core::{Error, Header, Kernel, KernelId, ModelRef, OwnedModel};
 
 /// f32 result against f64 reference, relative to the magnitude of the sums involved.
 const PROJECTION_REL_TOL: f64 = 2e-5;
@@ -126,7 +126,7 @@ fn load(bytes: &[u8]) -> Result<(), Error> {
 /// Rewrites the CRC after a deliberate header edit, so the edit itself is tested.
 fn fix_crc(blob: &mut [u8]) {
     let n = blob.len() - 4;
-    let crc = kpca::crc32::crc32(&blob[..n]);
+    let crc = kpca_core::crc32::crc32(&blob[..n]);
     blob[n..].copy_from_slice(&crc.to_le_bytes());
 }
 
@@ -147,7 +147,7 @@ fn every_kind_of_bad_blob_has_its_own_error() {
     assert_eq!(load(&blob[..40]), Err(Error::Truncated));
     assert_eq!(load(&blob[..blob.len() - 1]), Err(Error::Truncated));
     assert_eq!(load(&edited(&blob, 0, b"KPCB")), Err(Error::BadMagic));
-    for version in [0u16, kpca::format::FORMAT_VERSION + 1, 0xFFFF] {
+    for version in [0u16, kpca_core::format::FORMAT_VERSION + 1, 0xFFFF] {
         assert_eq!(
             load(&edited(&blob, 4, &version.to_le_bytes())),
             Err(Error::UnsupportedVersion)
@@ -305,7 +305,7 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
                     gamma,
                     degree,
                     coef0,
-                    version: kpca::format::FORMAT_VERSION,
+                    version: kpca_core::format::FORMAT_VERSION,
                     ..h
                 };
                 assert_eq!(loaded, described, "byte {i} bit {bit}");
@@ -506,7 +506,7 @@ fn writer_needs_a_big_enough_buffer() {
 /// describes another valid record, never silently lost.
 #[test]
 fn the_fit_record_round_trips_and_is_checked_at_load() {
-    use kpca::{FitInfo, FitMethod};
+    use kpca_core::{FitInfo, FitMethod};
     let model = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 9, 2, false, 5);
     for fit in [
         FitInfo {
@@ -520,7 +520,7 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
             total_variance: 3.0e4,
         },
     ] {
-        let parts = kpca::ModelParts {
+        let parts = kpca_core::ModelParts {
             fit,
             ..model.parts()
         };
@@ -532,7 +532,7 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
         assert_eq!(loaded.total_variance(), Some(fit.total_variance));
         assert_eq!(
             Header::parse(&blob).unwrap().version,
-            kpca::format::FORMAT_VERSION
+            kpca_core::format::FORMAT_VERSION
         );
         let owned: OwnedModel<4, 16, 2> = OwnedModel::from_model_ref(&loaded).unwrap();
         assert_eq!(owned.as_model_ref().unwrap().fit_info(), fit);
@@ -554,7 +554,7 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
         assert_eq!(load(&other_n), want);
     }
     // The record must agree with the stored points in from_parts too.
-    let parts = kpca::ModelParts {
+    let parts = kpca_core::ModelParts {
         fit: FitInfo {
             method: FitMethod::Full,
             n_train: 10,
@@ -579,7 +579,7 @@ fn format_1_blobs_load_without_a_fit_record() {
     let (mut words, len) = aligned(&v1);
     let bytes = bytemuck_bytes(&mut words);
     let loaded = ModelRef::from_bytes(&bytes[..len]).unwrap();
-    assert_eq!(loaded.fit_info(), kpca::FitInfo::NOT_RECORDED);
+    assert_eq!(loaded.fit_info(), kpca_core::FitInfo::NOT_RECORDED);
     assert_eq!(loaded.total_variance(), None);
     let x = [0.4f32, -1.0, 0.2, 0.8, 0.1];
     let (mut a, mut b) = ([0.0f32; 3], [0.0f32; 3]);
@@ -598,8 +598,8 @@ fn format_1_blobs_load_without_a_fit_record() {
 /// copy, and is refused on other kernels and in older versions.
 #[test]
 fn linear_map_flag_is_checked_and_kept() {
-    use kpca::format::FLAG_LINEAR_MAP;
-    use kpca::{FitInfo, FitMethod};
+    use kpca_core::format::FLAG_LINEAR_MAP;
+    use kpca_core::{FitInfo, FitMethod};
     let fit = FitInfo {
         method: FitMethod::Full,
         n_train: 500,
@@ -607,7 +607,7 @@ fn linear_map_flag_is_checked_and_kept() {
     };
     for kernel in [Kernel::Linear, Kernel::Cosine] {
         let model = TestModel::random(kernel, 4, 3, 2, false, 5);
-        let unflagged = kpca::ModelParts {
+        let unflagged = kpca_core::ModelParts {
             fit,
             ..model.view().parts()
         };
@@ -617,7 +617,7 @@ fn linear_map_flag_is_checked_and_kept() {
             Error::InconsistentModel
         );
         // ... and the record of a folded map.
-        let parts = kpca::ModelParts {
+        let parts = kpca_core::ModelParts {
             linear_map: true,
             ..unflagged
         };
@@ -627,7 +627,7 @@ fn linear_map_flag_is_checked_and_kept() {
         view.write_to(&mut blob).unwrap();
         let h = Header::parse(&blob).unwrap();
         assert_eq!(h.flags & FLAG_LINEAR_MAP, FLAG_LINEAR_MAP);
-        assert_eq!(h.version, kpca::format::FORMAT_VERSION);
+        assert_eq!(h.version, kpca_core::format::FORMAT_VERSION);
         let loaded = ModelRef::from_bytes(&blob).unwrap();
         assert!(loaded.is_linear_map());
         assert_eq!(loaded.fit_info(), fit);
@@ -646,7 +646,7 @@ fn linear_map_flag_is_checked_and_kept() {
         );
     }
     let rbf = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 4, 3, 2, false, 5);
-    let parts = kpca::ModelParts {
+    let parts = kpca_core::ModelParts {
         linear_map: true,
         ..rbf.view().parts()
     };
@@ -664,12 +664,12 @@ fn linear_map_flag_is_checked_and_kept() {
     );
 }
 
-/// The single-kernel views ([`kpca::single`]) give the generic methods'
+/// The single-kernel views ([`kpca_core::single`]) give the generic methods'
 /// results bit for bit for the model's own kernel, over every projection
 /// path's shapes, and refuse every other kernel with `KernelMismatch`.
 #[test]
 fn single_kernel_views_match_the_generic_calls_and_refuse_other_kernels() {
-    use kpca::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
+    use kpca_core::single::{Cosine, KernelKind, Laplacian, Linear, Polynomial, Rbf, Sigmoid};
     fn check<K: KernelKind>(view: &ModelRef<'_>, x: &[f32]) {
         let k = view.n_components();
         let Ok(single) = view.for_kernel::<K>() else {
@@ -725,7 +725,7 @@ fn single_kernel_views_match_the_generic_calls_and_refuse_other_kernels() {
 #[test]
 fn records_load_in_place_and_copy_word_by_word() {
     use core::mem::MaybeUninit;
-    use kpca::RawModel;
+    use kpca_core::RawModel;
     let mut g = Lcg(5);
     let model = TestModel::random(Kernel::Rbf { gamma: 0.3 }, 6, 11, 3, true, 5);
     let blob = model.blob();

@@ -2,7 +2,7 @@
 //! by those versions' writers) load with the current loader and project to
 //! the numbers that writer's version computed.
 
-use kpca::{FitInfo, ModelRef};
+use kpca_core::{FitInfo, ModelRef};
 use kpca_testkit::AlignedBlob;
 
 /// Largest difference from the old version's output, relative to each
@@ -26,7 +26,10 @@ fn check_old_blobs(version: u16, cases: &[(&str, &[u8], &str)]) -> Vec<FitInfo> 
     let mut records = Vec::new();
     for &(name, bytes, want) in cases {
         let blob = AlignedBlob::from_bytes(bytes);
-        assert_eq!(kpca::Header::parse(&blob).expect("header").version, version);
+        assert_eq!(
+            kpca_core::Header::parse(&blob).expect("header").version,
+            version
+        );
         let model = ModelRef::from_bytes(&blob).expect("an old blob loads");
         records.push(model.fit_info());
         let want: Vec<Vec<f32>> = want.lines().map(floats).collect();
@@ -91,7 +94,7 @@ fn format_2_blobs_load_and_project_as_they_did() {
         ],
     );
     assert_eq!(records[0].n_train, 128);
-    assert_eq!(records[1].method, kpca::FitMethod::Nystrom);
+    assert_eq!(records[1].method, kpca_core::FitMethod::Nystrom);
 }
 
 #[test]
@@ -117,5 +120,5 @@ fn format_3_blobs_load_and_project_as_they_did() {
         ],
     );
     assert_eq!(records[0].n_train, 128);
-    assert_eq!(records[2].method, kpca::FitMethod::Nystrom);
+    assert_eq!(records[2].method, kpca_core::FitMethod::Nystrom);
 }

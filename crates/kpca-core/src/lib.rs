@@ -13,9 +13,9 @@
 //! and reaches the device as a blob, kept in flash and read in place:
 //!
 //! ```
-//! use kpca::{Kernel, ModelParts, ModelRef};
+//! use kpca_core::{Kernel, ModelParts, ModelRef};
 //!
-//! # fn main() -> Result<(), kpca::Error> {
+//! # fn main() -> Result<(), kpca_core::Error> {
 //! # // A tiny model made here so the example runs; firmware gets the blob from
 //! # // `kpca export --format c` or `--format rust` instead.
 //! # let points = [0.0f32, 1.0, 1.0, 0.0, -1.0, 0.5];
@@ -33,7 +33,7 @@
 //! #     s: 0.5,
 //! #     eigenvalues: &[0.9, 0.4],
 //! #     threshold: 0.8,
-//! #     fit: kpca::FitInfo::NOT_RECORDED,
+//! #     fit: kpca_core::FitInfo::NOT_RECORDED,
 //! #     linear_map: false,
 //! # };
 //! # #[repr(align(4))]

@@ -8,8 +8,8 @@
 //! path with the kernel a constant, the same results bit for bit.
 //!
 //! ```
-//! use kpca::single::Rbf;
-//! # fn demo(model: &kpca::ModelRef<'_>) -> Result<(), kpca::Error> {
+//! use kpca_core::single::Rbf;
+//! # fn demo(model: &kpca_core::ModelRef<'_>) -> Result<(), kpca_core::Error> {
 //! let rbf = model.for_kernel::<Rbf>()?; // Error::KernelMismatch otherwise
 //! let mut y = [0.0f32; 16];
 //! let score = rbf.project_and_score(&[0.5, 1.5], &mut y)?;
