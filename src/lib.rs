@@ -9,9 +9,9 @@
 //! calibrated threshold ([`ModelRef::is_anomaly`]).
 //!
 //! With the `std` feature it also brings the host side, re-exported from the
-//! part crate `kpca-fit`: the fit ([`fit`]: full and Nyström kernel PCA in
-//! f64), the export of a model as a blob, C or Rust source ([`export`]) and
-//! the streamed fit of data larger than memory ([`stream`]).
+//! part crate `kpca-fit`: the fit (`kpca::fit`: full and Nyström kernel PCA in
+//! f64), the export of a model as a blob, C or Rust source (`kpca::export`) and
+//! the streamed fit of data larger than memory (`kpca::stream`).
 //!
 //! ```toml
 //! # firmware (no_std, thumbv6m / thumbv7em / riscv32):

@@ -106,7 +106,12 @@ pub fn examples() -> Result {
     );
     run(in_examples("run")
         .args(["--example", "fit_and_project", "--"])
-        .arg(target.join("examples-out")))
+        .arg(target.join("examples-out")))?;
+    heading(
+        1,
+        "examples: kpca added to fresh crates outside the repository (no_std device, std host)",
+    );
+    run(&mut script("fresh-crate.sh"))
 }
 
 pub fn sanitize() -> Result {

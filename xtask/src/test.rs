@@ -21,7 +21,8 @@ const STEPS: [Step; 13] = [
     Step {
         name: "lint",
         what: "format and lints: cargo fmt --check, cargo clippy --all-targets -D warnings, \
-               and kpca-staticlib on its own; cargo doc with RUSTDOCFLAGS=-D warnings",
+               kpca-staticlib on its own and kpca with and without std; cargo doc --workspace with \
+               RUSTDOCFLAGS=-D warnings",
         run: lint,
     },
     Step {
@@ -37,13 +38,14 @@ const STEPS: [Step; 13] = [
     },
     Step {
         name: "unit",
-        what: "cargo test: unit, integration, C, doc tests, the header against the pinned \
+        what: "cargo build --workspace, then cargo test: unit, integration, C, doc tests, kpca --features std (end to end), the header against the pinned \
                cbindgen, the C firmware on QEMU (a missing tool fails)",
         run: unit,
     },
     Step {
         name: "examples",
-        what: "examples/: the no_std library for thumbv7em-none-eabihf, the host example run",
+        what: "examples/: the no_std library for thumbv7em-none-eabihf, the host example run, \
+               kpca added to fresh crates (scripts/fresh-crate.sh)",
         run: tasks::examples,
     },
     Step {
@@ -94,6 +96,13 @@ fn lint() -> Result {
     // not be built together with `std`, which brings its own panic handler).
     run(cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]))?;
     run(cargo().args(["clippy", "-p", "kpca-staticlib", "--", "-D", "warnings"]))?;
+    // The crate a user adds, with and without its host side.
+    for features in [&[][..], &["--features", "std"][..]] {
+        run(cargo()
+            .args(["clippy", "-p", "kpca", "--all-targets"])
+            .args(features)
+            .args(["--", "-D", "warnings"]))?;
+    }
     // No function of the shipped code (tests aside) over the 100 lines of
     // clippy.toml (clippy counts code lines, not comments or blank lines).
     let long = ["--", "-D", "warnings", "-D", "clippy::too_many_lines"];
@@ -103,7 +112,7 @@ fn lint() -> Result {
     run(cargo().args(["clippy", "-p", "kpca-staticlib"]).args(long))?;
     // The API docs build without a warning (broken intra-doc links among them).
     run(cargo()
-        .args(["doc", "--no-deps"])
+        .args(["doc", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings"))
 }
 
@@ -189,7 +198,14 @@ fn unit() -> Result {
     // Tests that need arm-none-eabi-gcc or QEMU skip (and say so) under a plain
     // `cargo test`; here the tools were installed by the deps step and a
     // missing one is a failure.
-    run(cargo().arg("test").env("KPCA_REQUIRE_FIRMWARE_TOOLS", "1"))
+    // The whole workspace builds as one graph (the no_std static library
+    // beside the host crates, the Python extension included).
+    run(cargo().args(["build", "--workspace"]))?;
+    run(cargo().arg("test").env("KPCA_REQUIRE_FIRMWARE_TOOLS", "1"))?;
+    // The crate a user adds, with its host side: the end-to-end tests across
+    // the parts need `std` (required-features), named here so that they never
+    // depend on another member turning the feature on.
+    run(cargo().args(["test", "-p", "kpca", "--features", "std"]))
 }
 
 pub fn run_steps(args: &[String]) -> Result {
