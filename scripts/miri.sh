@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Miri (nightly) over the core's and the C ABI's tests: the unit tests,
-# kpca/tests/core_model.rs, kpca/tests/numeric_edges.rs, kpca/tests/old_formats.rs,
+# kpca-core/tests/core_model.rs, kpca-core/tests/numeric_edges.rs, kpca-core/tests/old_formats.rs,
 # kpca-capi/tests/capi.rs and kpca-capi/tests/capi_hostile.rs, every test with
 # no --skip (their long sweeps take a sample under cfg(miri)). Any undefined
 # behaviour Miri finds fails the script.
@@ -31,19 +31,19 @@ run() { # target dir, label, cargo miri test arguments...
   echo "miri: $label: $((SECONDS - t0)) s"
 }
 
-SEL=(-p kpca -p kpca-capi --features libm/force-soft-floats)
+SEL=(-p kpca-core -p kpca-capi --features libm/force-soft-floats)
 # Two groups of about the same length, one per core, each in its own target
 # directory (cargo holds a target directory's lock while its tests run).
 group_a() {
   run "$TDIR" "unit tests (core and C ABI, --lib)" "${SEL[@]}" --lib &&
     run "$TDIR" "kpca-capi/tests/capi.rs" "${SEL[@]}" --test capi &&
     run "$TDIR" "kpca-capi/tests/capi_hostile.rs" "${SEL[@]}" --test capi_hostile &&
-    run "$TDIR" "kpca/tests/old_formats.rs" "${SEL[@]}" --test old_formats
+    run "$TDIR" "kpca-core/tests/old_formats.rs" "${SEL[@]}" --test old_formats
 }
 group_b() {
-  run "$TDIR-b" "kpca/tests/core_model.rs" "${SEL[@]}" --test core_model &&
-    run "$TDIR-b" "kpca/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges &&
-    run "$TDIR-b" "kpca/tests/learn.rs" "${SEL[@]}" --test learn
+  run "$TDIR-b" "kpca-core/tests/core_model.rs" "${SEL[@]}" --test core_model &&
+    run "$TDIR-b" "kpca-core/tests/numeric_edges.rs" "${SEL[@]}" --test numeric_edges &&
+    run "$TDIR-b" "kpca-core/tests/learn.rs" "${SEL[@]}" --test learn
 }
 log_a=$(mktemp); trap 'rm -f "$log_a"' EXIT
 group_a >"$log_a" 2>&1 &
