@@ -96,7 +96,11 @@ fn run_steps_in(dir: &Path, steps: &[(String, Vec<String>)], only_kpca: bool) {
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         assert_eq!(lines.len(), shown.len(), "{cmd}: got\n{text}");
         for (got, want) in lines.iter().zip(shown) {
-            assert_eq!(shape(got), shape(want), "{cmd}: {got:?} vs the page's {want:?}");
+            assert_eq!(
+                shape(got),
+                shape(want),
+                "{cmd}: {got:?} vs the page's {want:?}"
+            );
         }
     }
 }
@@ -187,7 +191,11 @@ fn readme_c_quick_start_compiles() {
     );
     // The model header it includes comes from the command-line quick start.
     let dir = fresh_dir();
-    run_steps_in(dir.path(), &block_steps(&readme, "<!-- quick-start -->"), true);
+    run_steps_in(
+        dir.path(),
+        &block_steps(&readme, "<!-- quick-start -->"),
+        true,
+    );
     let fw = dir.path().join("fw");
     let source = dir.path().join("quick_start.c");
     std::fs::write(&source, code).expect("write quick_start.c");
@@ -204,7 +212,10 @@ fn readme_c_quick_start_compiles() {
 fn on_device_learning_c_block_compiles() {
     let text = page("docs/ON-DEVICE-LEARNING.md");
     let code = block_after(&text, "<!-- c-compiles -->");
-    assert!(code.contains("kpca_fit("), "the block fits on the device: {code}");
+    assert!(
+        code.contains("kpca_fit("),
+        "the block fits on the device: {code}"
+    );
     let dir = tempfile::tempdir().expect("temp dir");
     let source = dir.path().join("learn.c");
     std::fs::write(&source, code).expect("write learn.c");
