@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of kpca on the emulated Cortex-M4F (QEMU mps2-an386), the README's table.
+# Cost of kpca on the emulated Cortex-M4F (QEMU mps2-an386): the tables of docs/COST.md.
 #
 #   scripts/firmware-cost.sh [--quick]      (--quick: only m=128, d=8)
 #

@@ -4,7 +4,7 @@
 # TCG plugin): for n = 32, 64, 128 and d = 8, 24, the instructions of the fit
 # (the run with the fit minus the run without), the stack it used (painted),
 # its workspace and model bytes, and the flash (text + rodata) the fit adds to
-# the program. Prints a markdown table (README, "Learning on the device").
+# the program. Prints a markdown table (docs/ON-DEVICE-LEARNING.md).
 #
 #   scripts/learn-cost.sh [--quick]      (--quick: n = 32 only)
 set -euo pipefail

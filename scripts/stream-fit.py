@@ -16,7 +16,7 @@ relative to the directory it is started from.
 
 --check-rss fails (exit 1) when the fit's peak resident set exceeds MIB
 MiB; the test command runs a file larger than its limit, so a fit that held
-the file would fail. The README's n = 10^7 row comes from the defaults.
+the file would fail. The n = 10^7 row of docs/STREAMED-FIT.md comes from the defaults.
 """
 import argparse
 import json

@@ -67,3 +67,13 @@ pub mod fit {
 
 #[cfg(feature = "std")]
 pub use kpca_fit::{export, stream};
+
+/// The README's Rust quick starts, compiled and run as doctests of this crate
+/// (`cargo test -p kpca --features std --doc`; `cargo test --workspace` turns
+/// `std` on through examples/): the firmware block (functions over a blob,
+/// compiled) and the host block (a fit of `data/sensor-train.csv`, run from
+/// the repository root), which needs the fit. The README's other blocks are
+/// marked `sh`, `console`, `python` or `c`, which rustdoc does not run.
+#[cfg(all(doctest, feature = "std"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

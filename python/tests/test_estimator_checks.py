@@ -1,6 +1,6 @@
 """scikit-learn's estimator checks (``parametrize_with_checks``) for both
 estimators, with their defaults and with the device-sized configurations
-the README uses. No check is expected to fail."""
+the README and docs/PYTHON.md use. No check is expected to fail."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

@@ -220,13 +220,20 @@ def test_float32_input_gives_the_float64_fit():
     np.testing.assert_array_equal(a.transform(test), b.transform(test))
 
 
-def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
+def python_block(text, marker="<!-- python-example -->"):
+    """The first ```python block after `marker` in a page's text."""
+    return text.split(marker, 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/PYTHON.md"])
+def test_readme_python_example_runs(page, tmp_path, monkeypatch, capsys):
+    """The Python quick start of the README and the longer example of
+    docs/PYTHON.md, each run as written from a directory holding data/."""
     root = FIXTURES.parents[1]
-    readme = (root / "README.md").read_text()
-    block = readme.split("<!-- python-example -->", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    block = python_block((root / page).read_text())
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data").symlink_to(root / "data")
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(block, page, "exec"), {})
     out = capsys.readouterr().out
     running, walking = (float(v.split()[-1].rstrip(",")) for v in out.splitlines()[0].split(":")[1].split(", "))
     assert running > 0.9 and walking < 0.1, out

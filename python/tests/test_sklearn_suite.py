@@ -3,7 +3,7 @@ test_kernel_pca.py of the installed scikit-learn) with ``KernelPCA`` taken
 from kpca: the file is read from the installed package at test time (not
 copied into this repository), its one import of KernelPCA replaced, and run
 by pytest in a subprocess. Every item passes except those that need a
-feature the README states as out of scope (none today)."""
+feature docs/PYTHON.md states as out of scope (none today)."""
 
 import subprocess
 import sys
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sklearn
 
-# Items that need a feature stated out of scope in the README: none today
+# Items that need a feature stated out of scope in docs/PYTHON.md: none today
 # (precomputed and callable kernels are fitted on the host, without a device
 # model). An entry here is "item name": "reason".
 OUT_OF_SCOPE = {}

@@ -51,7 +51,7 @@ Firmware (install what they need with `deps` first when a tool is missing)
                                     it (scripts/downstream-size.sh)
   firmware no-panic                 no panic machinery reachable from the C API
   firmware cost [--quick]           instructions, stack and flash on the emulated M4F
-                                    -> build/firmware-cost.md (the README's table)
+                                    -> build/firmware-cost.md (docs/COST.md's tables)
   firmware targets                  the same on the emulated Cortex-M0, M4F, M33, M7 and RV32IMAC
                                     (scripts/firmware-targets.sh) -> build/firmware-targets.md
 

@@ -1,6 +1,6 @@
 //! The C ABI of kpca, exported by `libkpca.a` and described in `include/kpca.h`.
 //!
-//! Conventions (also in the README, "C API conventions"):
+//! Conventions (also in docs/C-FIRMWARE.md, "C API conventions"):
 //! - every function returns a `kpca_status` (0 = `KPCA_OK`) except `kpca_status_str`
 //!   and `kpca_version`;
 //! - pointers come with their lengths in elements; `NULL` with length 0 is an empty

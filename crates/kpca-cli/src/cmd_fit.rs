@@ -177,7 +177,7 @@ pub struct FitArgs {
     /// Seed of the landmark draw (with --nystrom) [default: 0].
     #[arg(long, value_name = "S", requires = "nystrom")]
     pub seed: Option<u64>,
-    /// How --nystrom chooses its M landmarks (README, "Nyström landmarks"
+    /// How --nystrom chooses its M landmarks (docs/NYSTROM.md
     /// compares them) [default: uniform].
     #[arg(long, value_enum, value_name = "METHOD", requires = "nystrom")]
     pub landmark_method: Option<LandmarkArg>,

@@ -3,7 +3,7 @@
 //! standard error; a closed standard output (the reader of a pipe gone, as in
 //! `| head -1`) ends every subcommand quietly with exit 0; and each
 //! subcommand exits 0 on success, 1 on bad input and 2 on a usage error, as
-//! the README says.
+//! docs/COMMAND-LINE.md says.
 //!
 //! A closed pipe is made without a shell: the child's standard output is a
 //! pipe whose read end the test drops right after the spawn, and the child

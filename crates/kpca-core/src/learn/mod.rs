@@ -16,8 +16,8 @@
 //!
 //! Memory: a workspace of [`FitSizes::workspace_floats`] f32 (n² + n (d + k +
 //! 6) + 2d + 2k; 81 KiB for n = 128, d = 24, k = 4) and the model
-//! ([`FitSizes::model_bytes`]). Cost on a Cortex-M4F: README, "Learning on
-//! the device".
+//! ([`FitSizes::model_bytes`]). Cost on a Cortex-M4F:
+//! docs/ON-DEVICE-LEARNING.md.
 //!
 //! ```
 //! use kpca_core::learn::{fit, fit_sizes, FitParams};
