@@ -561,120 +561,123 @@ mod tests {
         }
     }
 
+    /// Headers numpy would not write, each with a piece of the message
+    /// that refuses it.
+    const REFUSED: &[(&str, &str)] = &[
+        (
+            "'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)}\n",
+            "'{'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+            "newline",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\n \n",
+            "after its newline",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }x\n",
+            "newline",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2),,}\n",
+            "'descr'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)\n",
+            "',' or '}'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), 'x': 1, }\n",
+            "'descr', 'fortran_order' or 'shape'",
+        ),
+        (
+            "{'descr': '<f8', 'shape': (3, 2), }\n",
+            "lacks 'fortran_order'",
+        ),
+        (
+            "{'fortran_order': False, 'shape': (3, 2), }\n",
+            "lacks 'descr'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, }\n",
+            "lacks 'shape'",
+        ),
+        ("{}\n", "lacks 'descr'"),
+        (
+            "{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n",
+            "'descr' twice",
+        ),
+        (
+            "{\"descr\": '<f8', 'fortran_order': False, 'shape': (3, 2), }\n",
+            "'descr', 'fortran_order'",
+        ),
+        (
+            "{'descr': \"<f8\", 'fortran_order': False, 'shape': (3, 2), }\n",
+            "a dtype string",
+        ),
+        (
+            "{'descr': '<f8, 'fortran_order': False, 'shape': (3, 2), }\n",
+            "',' or '}'",
+        ),
+        (
+            "{'descr': '<f\\x38', 'fortran_order': False, 'shape': (3, 2), }\n",
+            "a dtype string",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': false, 'shape': (3, 2), }\n",
+            "True or False",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': 0, 'shape': (3, 2), }\n",
+            "True or False",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': [3, 2], }\n",
+            "a shape tuple",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3), }\n",
+            "one-element",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3 2), }\n",
+            "',' or ')'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (-3, 2), }\n",
+            "decimal integer",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (03, 2), }\n",
+            "decimal integer",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3.0, 2), }\n",
+            "',' or ')'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,), }\n",
+            "below 2^64",
+        ),
+        (
+            "{'descr': '<f8',\t'fortran_order': False, 'shape': (3, 2), }\n",
+            "'descr', 'fortran_order'",
+        ),
+        (
+            "{'descr': '<f8',\n'fortran_order': False, 'shape': (3, 2), }\n",
+            "'descr', 'fortran_order'",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\u{a0}\n",
+            "newline",
+        ),
+    ];
+
     #[test]
     fn dicts_numpy_would_not_write_are_refused() {
-        let cases = [
-            (
-                "'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)}\n",
-                "'{'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
-                "newline",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\n \n",
-                "after its newline",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }x\n",
-                "newline",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2),,}\n",
-                "'descr'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2)\n",
-                "',' or '}'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), 'x': 1, }\n",
-                "'descr', 'fortran_order' or 'shape'",
-            ),
-            (
-                "{'descr': '<f8', 'shape': (3, 2), }\n",
-                "lacks 'fortran_order'",
-            ),
-            (
-                "{'fortran_order': False, 'shape': (3, 2), }\n",
-                "lacks 'descr'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, }\n",
-                "lacks 'shape'",
-            ),
-            ("{}\n", "lacks 'descr'"),
-            (
-                "{'descr': '<f8', 'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n",
-                "'descr' twice",
-            ),
-            (
-                "{\"descr\": '<f8', 'fortran_order': False, 'shape': (3, 2), }\n",
-                "'descr', 'fortran_order'",
-            ),
-            (
-                "{'descr': \"<f8\", 'fortran_order': False, 'shape': (3, 2), }\n",
-                "a dtype string",
-            ),
-            (
-                "{'descr': '<f8, 'fortran_order': False, 'shape': (3, 2), }\n",
-                "',' or '}'",
-            ),
-            (
-                "{'descr': '<f\\x38', 'fortran_order': False, 'shape': (3, 2), }\n",
-                "a dtype string",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': false, 'shape': (3, 2), }\n",
-                "True or False",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': 0, 'shape': (3, 2), }\n",
-                "True or False",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': [3, 2], }\n",
-                "a shape tuple",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3), }\n",
-                "one-element",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3 2), }\n",
-                "',' or ')'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (-3, 2), }\n",
-                "decimal integer",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (03, 2), }\n",
-                "decimal integer",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3.0, 2), }\n",
-                "',' or ')'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551616,), }\n",
-                "below 2^64",
-            ),
-            (
-                "{'descr': '<f8',\t'fortran_order': False, 'shape': (3, 2), }\n",
-                "'descr', 'fortran_order'",
-            ),
-            (
-                "{'descr': '<f8',\n'fortran_order': False, 'shape': (3, 2), }\n",
-                "'descr', 'fortran_order'",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }\u{a0}\n",
-                "newline",
-            ),
-        ];
-        for (dict, expected) in cases {
+        for &(dict, expected) in REFUSED {
             let e = refusal(&v1(dict));
             assert!(
                 e.starts_with("not a valid NPY file: header "),
