@@ -1,56 +1,30 @@
 //! The NPY side of the table reader.
 //!
-//! f32 or f64 arrays in C order, 2-D (rows x features) or 1-D (one column),
-//! read with the `npyz` crate after a check of the preamble that keeps hostile
-//! headers from costing memory or time. Errors name the file and, for a bad
-//! value, the element (0-based, as numpy indexes it).
+//! f32 or f64 arrays (little- or big-endian) in C order, 2-D (rows x
+//! features) or 1-D (one column). The preamble and header dict are parsed by
+//! [`header`], which bounds the header by the file and reads it in one pass,
+//! so hostile headers cost neither memory nor time. Errors name the file and,
+//! for a bad value, the element (0-based, as numpy indexes it).
+
+mod header;
+
+pub(super) use header::{parse_header, read_preamble, Element, NpyHeader, NPY_MAGIC};
 
 use super::{RowOrigin, Scalar, Table};
 use crate::error::{CliError, CliResult};
 
-/// The magic bytes at the start of every NPY file.
-pub(super) const NPY_MAGIC: &[u8] = b"\x93NUMPY";
+/// The message for a Fortran-order array.
+pub(super) const FORTRAN_ORDER: &str =
+    "Fortran-order array: expected C order (save np.ascontiguousarray(x))";
 
-/// Most opening brackets a real NPY header dict has: `{` and the shape's `(`
-/// (and one `[` in a structured descr, which we do not read anyway).
-const MAX_NPY_HEADER_BRACKETS: usize = 3;
-
-/// Checks the NPY preamble before the header is handed to npyz: the declared
-/// header length must fit in the file (npyz allocates it first, so an 18-byte
-/// file could ask for 4 GiB), and the header must be a plain dict (npyz parses
-/// it with a backtracking parser that takes exponential time on nested
-/// brackets). Files that are not NPY version 1-3 are left to npyz to reject.
-pub(super) fn check_npy_header(bytes: &[u8]) -> Result<(), String> {
-    let (len, start) = match bytes.get(6) {
-        Some(1) => match bytes.get(8..10) {
-            Some(b) => (usize::from(u16::from_le_bytes([b[0], b[1]])), 10usize),
-            None => return Err("truncated NPY preamble".into()),
-        },
-        Some(2) | Some(3) => match bytes.get(8..12) {
-            Some(b) => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize, 12),
-            None => return Err("truncated NPY preamble".into()),
-        },
-        _ => return Ok(()),
-    };
-    let header = start
-        .checked_add(len)
-        .and_then(|end| bytes.get(start..end))
-        .ok_or_else(|| {
-            format!(
-                "NPY header length {len} exceeds the file ({} bytes)",
-                bytes.len()
-            )
-        })?;
-    let brackets = header
-        .iter()
-        .filter(|&&b| matches!(b, b'{' | b'(' | b'['))
-        .count();
-    if brackets > MAX_NPY_HEADER_BRACKETS {
-        return Err(format!(
-            "NPY header has {brackets} opening brackets: expected a plain dict"
-        ));
-    }
-    Ok(())
+/// The element type of `header`'s descr, or the message refusing it.
+pub(super) fn element_of(header: &NpyHeader) -> Result<Element, String> {
+    Element::from_descr(&header.descr).ok_or_else(|| {
+        format!(
+            "dtype '{}' is not supported (expected float32 or float64)",
+            header.descr
+        )
+    })
 }
 
 /// (rows, columns, whether 1-D) of an NPY array of shape `shape`: 2-D
@@ -74,46 +48,32 @@ pub(super) fn table_shape(shape: &[u64]) -> Result<(usize, usize, bool), String>
     Ok((n_rows, n_cols, one_d))
 }
 
-/// Parses NPY bytes as a numeric table (see the module doc).
+/// Parses NPY bytes as a numeric table (see the module doc). Bytes after the
+/// data are ignored, as numpy ignores them.
 pub(super) fn parse_npy<T: Scalar>(bytes: &[u8], name: &str) -> CliResult<Table<T>> {
     let bad = |msg: String| CliError::input(format!("{name}: {msg}"));
-    check_npy_header(bytes).map_err(bad)?;
-    let npy = npyz::NpyFile::new(bytes).map_err(|e| bad(format!("not a valid NPY file: {e}")))?;
-    if npy.order() != npyz::Order::C {
-        return Err(bad(
-            "Fortran-order array: expected C order (save np.ascontiguousarray(x))".to_string(),
-        ));
+    let header = parse_header(bytes).map_err(bad)?;
+    if header.fortran_order {
+        return Err(bad(FORTRAN_ORDER.to_string()));
     }
-    let shape = npy.shape().to_vec();
-    let (n_rows, n_cols, one_d) = table_shape(&shape).map_err(bad)?;
-    let dtype = npy.dtype().descr();
-    let values: Vec<T> = match npy.try_data::<f64>() {
-        Ok(reader) => reader
-            .collect::<std::io::Result<Vec<f64>>>()
-            .map_err(|e| bad(format!("cannot read the f64 data: {e}")))?
-            .into_iter()
-            .map(T::from_f64)
-            .collect(),
-        Err(npy) => match npy.try_data::<f32>() {
-            Ok(reader) => reader
-                .collect::<std::io::Result<Vec<f32>>>()
-                .map_err(|e| bad(format!("cannot read the f32 data: {e}")))?
-                .into_iter()
-                .map(T::from_f32)
-                .collect(),
-            Err(_) => {
-                return Err(bad(format!(
-                    "dtype {dtype} is not supported (expected float32 or float64)"
-                )))
-            }
-        },
-    };
-    if Some(values.len()) != n_rows.checked_mul(n_cols) {
-        return Err(bad(format!(
-            "{} values for shape {shape:?} (truncated file?)",
-            values.len()
-        )));
-    }
+    let shape = &header.shape;
+    let (n_rows, n_cols, one_d) = table_shape(shape).map_err(bad)?;
+    let element = element_of(&header).map_err(bad)?;
+    let data = &bytes[header.data_start..];
+    let available = data.len() / element.size();
+    let count = n_rows
+        .checked_mul(n_cols)
+        .filter(|&n| n <= available)
+        .ok_or_else(|| {
+            bad(format!(
+                "{available} values for shape {shape:?} (truncated file?)"
+            ))
+        })?;
+    let values: Vec<T> = data
+        .chunks_exact(element.size())
+        .take(count)
+        .map(|b| element.decode(b))
+        .collect();
     if let Some(at) = values.iter().position(|v| !v.finite()) {
         let (r, c) = (at / n_cols, at % n_cols);
         let index = if one_d {
@@ -201,21 +161,48 @@ mod tests {
         // Version 3 header claiming 4 GiB in an 18-byte file.
         let mut huge = b"\x93NUMPY\x03\x00".to_vec();
         huge.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, b'{', b'}', 0, 0, 0, 0]);
-        let err = check_npy_header(&huge).unwrap_err();
-        assert!(err.contains("exceeds the file"), "{err}");
+        let e = parse_table::<f64>(&huge, "huge.npy").unwrap_err();
+        assert!(e.to_string().contains("exceeds the file"), "{e}");
         // Nested brackets in a version 1 header.
-        let dict =
-            b"{'descr': '<f8', 'fortran_order': False, 'shape': ((((((((((1,),),),),),),),),),), }";
-        let mut nested = b"\x93NUMPY\x01\x00".to_vec();
-        nested.extend_from_slice(&(dict.len() as u16).to_le_bytes());
-        nested.extend_from_slice(dict);
-        let err = check_npy_header(&nested).unwrap_err();
-        assert!(err.contains("opening brackets"), "{err}");
-        // A plain header passes.
-        let plain = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
-        let mut ok = b"\x93NUMPY\x01\x00".to_vec();
-        ok.extend_from_slice(&(plain.len() as u16).to_le_bytes());
-        ok.extend_from_slice(plain);
-        assert_eq!(check_npy_header(&ok), Ok(()));
+        let nested = npy_bytes("<f8", false, "((((((((((1,),),),),),),),),),)", &[0; 8]);
+        let e = parse_table::<f64>(&nested, "nested.npy").unwrap_err();
+        assert!(e.to_string().contains("opening brackets"), "{e}");
+    }
+
+    #[test]
+    fn big_endian_and_short_data_as_numpy_defines_them() {
+        let be: Vec<u8> = [1.5f64, -2.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        let t: Table<f64> = parse_table(&npy_bytes(">f8", false, "(1, 2)", &be), "be.npy").unwrap();
+        assert_eq!(t.values, vec![1.5, -2.0]);
+        let be32: Vec<u8> = [0.25f32, 4.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        let t: Table<f32> =
+            parse_table(&npy_bytes(">f4", false, "(2,)", &be32), "be32.npy").unwrap();
+        assert_eq!(t.values, vec![0.25, 4.0]);
+        // Trailing bytes after the data are ignored; missing ones are an error.
+        let mut long = be.clone();
+        long.extend_from_slice(&[0xAB; 5]);
+        let t: Table<f64> =
+            parse_table(&npy_bytes(">f8", false, "(2,)", &long), "long.npy").unwrap();
+        assert_eq!(t.values, vec![1.5, -2.0]);
+        let e =
+            parse_table::<f64>(&npy_bytes(">f8", false, "(3,)", &long), "short.npy").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("2 values for shape [3] (truncated file?)"),
+            "{e}"
+        );
+        // A shape whose element count overflows is refused without allocating.
+        let e = parse_table::<f64>(
+            &npy_bytes("<f8", false, "(18446744073709551615, 2)", &be),
+            "huge-shape.npy",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("truncated file?"), "{e}");
     }
 }

@@ -6,7 +6,9 @@
 //! with its rows' origins so the checks of a whole table apply to it.
 
 use super::csv::{is_number, parse_field, ragged_row, records_of_block};
-use super::npy::{check_npy_header, table_shape, NPY_MAGIC};
+use super::npy::{
+    element_of, parse_header, read_preamble, table_shape, Element, FORTRAN_ORDER, NPY_MAGIC,
+};
 use super::{RowOrigin, Table};
 use crate::error::{CliError, CliResult};
 use std::fs::File;
@@ -21,43 +23,6 @@ const CSV_BLOCK_BYTES: usize = 4 << 20;
 
 /// The longest NPY header a streamed read accepts (real ones are < 1 KiB).
 const MAX_NPY_HEADER: usize = 1 << 20;
-
-/// How an NPY file's elements are stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Element {
-    F64 { little: bool },
-    F32 { little: bool },
-}
-
-impl Element {
-    fn size(self) -> usize {
-        match self {
-            Element::F64 { .. } => 8,
-            Element::F32 { .. } => 4,
-        }
-    }
-
-    fn decode(self, b: &[u8]) -> f64 {
-        match self {
-            Element::F64 { little } => {
-                let a: [u8; 8] = b.try_into().unwrap_or([0; 8]);
-                if little {
-                    f64::from_le_bytes(a)
-                } else {
-                    f64::from_be_bytes(a)
-                }
-            }
-            Element::F32 { little } => {
-                let a: [u8; 4] = b.try_into().unwrap_or([0; 4]);
-                f64::from(if little {
-                    f32::from_le_bytes(a)
-                } else {
-                    f32::from_be_bytes(a)
-                })
-            }
-        }
-    }
-}
 
 /// The file's layout, found once when it is opened.
 #[derive(Clone, Debug)]
@@ -193,7 +158,7 @@ impl ChunkedFile {
             })?;
             let values: Vec<f64> = buf
                 .chunks_exact(element.size())
-                .map(|b| element.decode(b))
+                .map(|b| element.decode::<f64>(b))
                 .collect();
             if let Some(at) = values.iter().position(|v| !v.is_finite()) {
                 return Err(CliError::input(format!(
@@ -314,55 +279,31 @@ fn npy_layout(
     len: u64,
 ) -> CliResult<(Layout, usize, Option<Vec<String>>)> {
     let bad = |msg: String| CliError::input(format!("{name}: {msg}"));
-    let (header_len, preamble) = match head.get(6) {
-        Some(1) => (
-            head.get(8..10)
-                .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]]))),
-            10,
-        ),
-        _ => (
-            head.get(8..12)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize),
-            12,
-        ),
-    };
-    let header_len = header_len.ok_or_else(|| bad("truncated NPY preamble".into()))?;
+    let preamble = read_preamble(head).map_err(bad)?;
+    let header_len = preamble.header_len;
     if header_len > MAX_NPY_HEADER {
         return Err(bad(format!(
             "NPY header of {header_len} bytes: expected a plain dict"
         )));
     }
-    let start = preamble + header_len;
+    let start = preamble.header_start + header_len;
     let header = head.get(..start).ok_or_else(|| {
         bad(format!(
             "NPY header length {header_len} exceeds the file ({len} bytes)"
         ))
     })?;
-    check_npy_header(header).map_err(bad)?;
-    let npy = npyz::NpyFile::new(header).map_err(|e| bad(format!("not a valid NPY file: {e}")))?;
-    if npy.order() != npyz::Order::C {
-        return Err(bad(
-            "Fortran-order array: expected C order (save np.ascontiguousarray(x))".to_string(),
-        ));
+    let header = parse_header(header).map_err(bad)?;
+    if header.fortran_order {
+        return Err(bad(FORTRAN_ORDER.to_string()));
     }
-    let shape = npy.shape().to_vec();
-    let (n_rows, n_cols, _) = table_shape(&shape).map_err(bad)?;
-    let descr = npy.dtype().descr();
-    let element = match descr.trim_matches(|c| c == '\'' || c == '"') {
-        "<f8" => Element::F64 { little: true },
-        ">f8" => Element::F64 { little: false },
-        "<f4" => Element::F32 { little: true },
-        ">f4" => Element::F32 { little: false },
-        _ => {
-            return Err(bad(format!(
-                "dtype {descr} is not supported (expected float32 or float64)"
-            )))
-        }
-    };
+    let shape = &header.shape;
+    let (n_rows, n_cols, _) = table_shape(shape).map_err(bad)?;
+    let element = element_of(&header).map_err(bad)?;
+    let descr = &header.descr;
     let data = (n_rows as u128) * (n_cols as u128) * element.size() as u128;
     if (start as u128) + data > u128::from(len) {
         return Err(bad(format!(
-            "{len} bytes, but shape {shape:?} of {descr} needs {} after the header (truncated file?)",
+            "{len} bytes, but shape {shape:?} of '{descr}' needs {} after the header (truncated file?)",
             data
         )));
     }
