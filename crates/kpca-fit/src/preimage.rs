@@ -19,8 +19,10 @@
 //!   from the learned map's answer with the stopping rule of [`MIKA_STEP_TOL`]
 //!   and [`MIKA_DENOMINATOR_TOL`].
 
+use crate::data::Dataset;
+use crate::error::FitError;
+use crate::fitted::{FittedKpca, Method};
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind};
-use crate::{Dataset, FitError, FittedKpca};
 use faer::linalg::solvers::Solve;
 use faer::Mat;
 use std::cmp::Ordering;
@@ -87,8 +89,8 @@ impl FittedKpca {
     /// landmarks of a Nyström fit.
     fn stored_point_scores(&self) -> Result<Vec<f64>, FitError> {
         match self.method {
-            crate::Method::Full => Ok(self.core.train_scores.clone()),
-            crate::Method::Nystrom { .. } => {
+            Method::Full => Ok(self.core.train_scores.clone()),
+            Method::Nystrom { .. } => {
                 let raw = self.to_raw_units(&self.core.points);
                 self.transform(&Dataset::new(raw, self.n_features)?)
             }

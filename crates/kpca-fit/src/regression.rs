@@ -9,7 +9,9 @@
 //! Components whose mu_l is at most [`PCR_EIG_REL_TOL`] times the largest get
 //! weight 0 (their direction carries no training variance to regress on).
 
-use crate::{Dataset, FitError, FittedKpca};
+use crate::data::Dataset;
+use crate::error::FitError;
+use crate::fitted::FittedKpca;
 use std::vec::Vec;
 
 /// Components with mu_l at most this times mu_1 get no regression weight.
