@@ -74,6 +74,7 @@ mod error;
 pub mod export;
 mod fitted;
 mod full;
+mod heads;
 mod kernel;
 mod landmarks;
 mod linalg;

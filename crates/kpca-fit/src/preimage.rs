@@ -22,6 +22,7 @@
 use crate::data::Dataset;
 use crate::error::FitError;
 use crate::fitted::{FittedKpca, Method};
+pub use crate::heads::PreImageMap;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind};
 use faer::linalg::solvers::Solve;
 use faer::Mat;
@@ -40,18 +41,6 @@ pub const MIKA_STEP_TOL: f64 = 1e-12;
 /// (the weighted mean is then undefined: z is far from every stored point
 /// with positive weight).
 pub const MIKA_DENOMINATOR_TOL: f64 = 1e-12;
-
-/// The learned pre-image map of a fit: the score vectors it regresses from and
-/// the dual coefficients, in the fit's input space.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PreImageMap {
-    /// The ridge alpha it was fitted with.
-    pub alpha: f64,
-    /// Score vectors t_i of the stored points, row-major (rows x k).
-    pub scores: Vec<f64>,
-    /// Dual coefficients, row-major (rows x d): (K_T + alpha I)^-1 Z.
-    pub coef: Vec<f64>,
-}
 
 impl FittedKpca {
     /// Fits the learned pre-image map with ridge `alpha` (> 0, finite; scikit-learn's
