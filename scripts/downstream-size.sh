@@ -15,9 +15,9 @@
 #    temporary directory with --manifest-path, so without the repository's
 #    flags, against the same library built from the repository root.
 # Prints the text sizes both ways and the sizes of kpca's functions, and fails
-# if the projection (kpca::project::evaluate and kernel_value) is more than 2%
+# if the projection (kpca_core::project::evaluate and kernel_value) is more than 2%
 # larger without the flags than with them: its loops are written not to be
-# runtime-unrolled (project.rs, keep_rolled), whatever the build's flags.
+# runtime-unrolled (crates/kpca-core/src/codegen.rs, keep_rolled), whatever the build's flags.
 # Outputs (targets) in $CARGO_TARGET_DIR/downstream/ (default target/).
 # Also `cargo xtask firmware downstream` (part of `cargo xtask firmware test`).
 set -euo pipefail
@@ -99,17 +99,17 @@ check() { # LABEL DEFAULT FLAGS: prints, and fails when DEFAULT > FLAGS + 2%
     echo "downstream-size: FAIL: $1 is $2 B without the flags, $3 B with them" >&2; fail=1
   fi
 }
-for f in kpca::project::evaluate kpca::project::kernel_value; do
+for f in kpca_core::project::evaluate kpca_core::project::kernel_value; do
   check "rust-m4f copy: $f" "$(sym_size "$plain" "$f")" "$(sym_size "$flags" "$f")"
 done
 printf '%-44s %12s %12s\n' "rust-m4f copy: core's functions (core::fmt)" "$(core_size "$plain")" "$(core_size "$flags")"
 printf '%-44s %12s %12s\n' "rust-m4f copy: main (inlines the loader)" \
   "$(sym_size "$plain" kpca_fw_m4f::__cortex_m_rt_main)" "$(sym_size "$flags" kpca_fw_m4f::__cortex_m_rt_main)"
 printf '%-44s %12s %12s\n' "" "outside" "inside"
-for f in kpca::project::evaluate kpca::project::kernel_value; do
+for f in kpca_core::project::evaluate kpca_core::project::kernel_value; do
   check "libkpca.a: $f" "$(sym_size "$lib_out" "$f")" "$(sym_size "$lib_in" "$f")"
 done
-for f in kpca_model_from_bytes kpca::model::check_consistency; do
+for f in kpca_model_from_bytes kpca_core::model::check_consistency; do
   printf '%-44s %12s %12s\n' "libkpca.a: $f" "$(sym_size "$lib_out" "$f")" "$(sym_size "$lib_in" "$f")"
 done
 [ "$fail" -eq 0 ] || exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every loop variant of the register passes, on the emulated Cortex-M4F, bit
-# for bit against the host: the assembly of crates/kpca-core/src/rowloop/asm.rs
+# for bit against the host: the assembly of crates/kpca-core/src/project/rowloop/asm.rs
 # (register runs for d <= 8, chunked runs, wide runs for d = 9..16 and k <= 4;
 # 4, 8 or 16 component sums; forward and backward reads; the polynomial's
 # blocks) must give exactly the host Rust loop's f32 results.

@@ -15,19 +15,9 @@
 //! Each library is built by scripts/build-firmware-lib.sh (only the kpca_*
 //! functions global) and all are checked again by scripts/check-lib-symbols.sh.
 
-use crate::tasks::{ensure_firmware_packages, ensure_targets};
+use crate::tasks::{ensure_firmware_packages, ensure_targets, RELEASE_TARGETS};
 use crate::util::{cmd, heading, root, run, script, target_dir, user_path, Result};
 use std::path::{Path, PathBuf};
-
-/// The bare-metal targets of a release (the host's library comes too).
-pub const RELEASE_TARGETS: [&str; 6] = [
-    "thumbv6m-none-eabi",
-    "thumbv7m-none-eabi",
-    "thumbv7em-none-eabi",
-    "thumbv7em-none-eabihf",
-    "thumbv8m.main-none-eabihf",
-    "riscv32imac-unknown-none-elf",
-];
 
 /// Marks a folder as a release, so that a rerun may replace it.
 const MARKER: &str = "kpca-release.txt";

@@ -9,6 +9,16 @@ pub const FIRMWARE_TARGETS: [&str; 3] = [
     "riscv32imac-unknown-none-elf",
 ];
 
+/// The bare-metal targets of a release (the host's library comes too).
+pub const RELEASE_TARGETS: [&str; 6] = [
+    "thumbv6m-none-eabi",
+    "thumbv7m-none-eabi",
+    "thumbv7em-none-eabi",
+    "thumbv7em-none-eabihf",
+    "thumbv8m.main-none-eabihf",
+    "riscv32imac-unknown-none-elf",
+];
+
 /// `rustup target add` for the targets that are not installed yet (no network
 /// access when they all are).
 pub fn ensure_targets(targets: &[&str]) -> Result {
@@ -49,7 +59,7 @@ pub fn deps() -> Result {
     run(cmd("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
     // FIRMWARE_TARGETS and the release's (a superset).
     ensure_targets(&FIRMWARE_TARGETS)?;
-    ensure_targets(&crate::release::RELEASE_TARGETS)?;
+    ensure_targets(&RELEASE_TARGETS)?;
     ensure_firmware_packages(true)
 }
 

@@ -4,12 +4,11 @@
 //! with `--stream`, or by itself for a Nyström fit of a file larger than
 //! [`AUTO_STREAM_BYTES`].
 
-use crate::cmd_fit::{
-    device_failure, fit_failure, fit_params, print_report, read_landmarks, FitArgs,
-};
 use crate::error::{CliError, CliResult};
+use crate::fit_args::FitArgs;
 use crate::fit_checks::check_f32_range;
 use crate::fit_heads;
+use crate::fit_steps::{device_failure, fit_failure, fit_params, print_report, read_landmarks};
 use crate::output::{is_stdout, write_output, Console};
 use crate::progress::PassProgress;
 use crate::table::stream::{ChunkedFile, CHUNK_ROWS};

@@ -7,8 +7,8 @@
 //! [`kpca_core::MAX_DIM`], [`kpca_core::MAX_POINTS`], [`kpca_core::MAX_DEGREE`] and
 //! [`kpca_fit::MAX_FULL_POINTS`]; [`limits_help`] states them in `--help`.
 
-use crate::cmd_fit::{FitArgs, KernelArg, SolverArg};
 use crate::error::{count, CliError, CliResult};
+use crate::fit_args::{FitArgs, KernelArg, SolverArg};
 use crate::output::{float_text, number_text, Console};
 use crate::table::{RowOrigin, Table};
 use kpca_core::format::blob_len_for;

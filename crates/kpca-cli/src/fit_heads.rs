@@ -3,8 +3,8 @@
 //! JSON report (`--report`, `--bound-confidence`) with the eigenvalues, the
 //! reconstruction errors and, for Nyström fits, the confidence bound.
 
-use crate::cmd_fit::FitArgs;
 use crate::error::{CliError, CliResult};
+use crate::fit_args::FitArgs;
 use crate::output::{number_text, write_output};
 use crate::table::{read_table, Table};
 use kpca_fit::{

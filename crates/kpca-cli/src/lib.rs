@@ -41,8 +41,10 @@ pub mod cmd_predict;
 pub mod cmd_project;
 pub mod cmd_reconstruct;
 pub mod error;
+pub mod fit_args;
 pub mod fit_checks;
 pub mod fit_heads;
+pub mod fit_steps;
 pub mod hints;
 pub mod metrics;
 pub mod model_file;
@@ -85,7 +87,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Fit a kernel PCA model on training data and write the device model (blob).
-    Fit(cmd_fit::FitArgs),
+    #[command(after_help = cmd_fit::after_help())]
+    Fit(fit_args::FitArgs),
     /// Project data through a model (the device's f32 computation) and write the scores.
     Project(cmd_project::ProjectArgs),
     /// Predict the regression targets of data (the device's f32 kpca_predict).

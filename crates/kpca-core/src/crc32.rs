@@ -8,7 +8,7 @@ pub fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = 0xFFFF_FFFFu32;
     for &byte in bytes {
         // One byte per turn, not unrolled (see `keep_rolled`).
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         crc ^= u32::from(byte);
         for _ in 0..8 {
             let mask = (crc & 1).wrapping_neg();

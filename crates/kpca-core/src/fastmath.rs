@@ -47,9 +47,9 @@ pub fn exp2_neg(w: f32) -> f32 {
 
 /// The constants of [`exp2_neg`] as one block of 8 floats (the shifter 2^23,
 /// 1, the polynomial's Q1..Q5, and the shifter again, which the wide
-/// Laplacian runs of `rowloop/asm.rs` add the exponent into), so that the
+/// Laplacian runs of `project/rowloop/asm.rs` add the exponent into), so that the
 /// register passes load them with one instruction per point
-/// ([`crate::loads::load8`]).
+/// (`project::loads::load8`).
 pub(crate) static EXP2_BLOCK: [f32; 8] = [SHIFTER_POS, 1.0, Q1, Q2, Q3, Q4, Q5, SHIFTER_POS];
 
 /// [`exp2_neg`] with its constants given as [`EXP2_BLOCK`] (the same

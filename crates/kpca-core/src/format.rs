@@ -43,7 +43,12 @@ use crate::heads::{check_preimage, check_regression, Heads, PreImageParts, Regre
 use crate::kernel::check_params;
 use crate::model::{
     check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
+    MAX_POINTS, MAX_TARGETS,
 };
+
+/// The header's flag bits: those of the loaded model ([`RawModel::flags`]),
+/// defined beside it.
+pub use crate::model::{FLAG_LINEAR_MAP, FLAG_SECTIONS, FLAG_STANDARDIZED};
 
 /// The four magic bytes at the start of every blob.
 pub const MAGIC: [u8; 4] = *b"KPCA";
@@ -57,17 +62,6 @@ pub const BYTE_ORDER_MARK: u16 = 0xFEFF;
 pub const HEADER_LEN: usize = 64;
 /// Required alignment of the blob's first byte, for reading floats in place.
 pub const BLOB_ALIGN: usize = 4;
-/// Flag bit: inputs are standardised with a stored mean and 1/std.
-pub const FLAG_STANDARDIZED: u32 = 1;
-/// Flag bit (version 3): the model is a linear or cosine model folded into a
-/// linear map when it was built, its k + 1 stored points the k columns of W =
-/// Z'A and the score's centring vector, not training points or landmarks (see
-/// `docs/MODEL_FORMAT.md`); its fit record keeps the training rows n.
-pub const FLAG_LINEAR_MAP: u32 = 2;
-
-/// Flag bit (version 4): optional sections ([`crate::heads`]) follow the
-/// eigenvalues.
-pub const FLAG_SECTIONS: u32 = 4;
 /// Tag of the pre-image section: count n, then n*k training scores and
 /// (n+1)*d dual coefficients, the last row the offset ([`crate::PreImageParts`]).
 pub const SECTION_PREIMAGE: u32 = 1;
@@ -118,7 +112,7 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
         }
         last_tag = tag;
         match tag {
-            SECTION_PREIMAGE if (1..=crate::MAX_POINTS).contains(&count) => {
+            SECTION_PREIMAGE if (1..=MAX_POINTS).contains(&count) => {
                 let p = PreImageParts {
                     scores: take(&mut words, count.saturating_mul(k))?,
                     coef: take(&mut words, count.saturating_add(1).saturating_mul(d))?,
@@ -126,7 +120,7 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
                 check_preimage(&p, d, k)?;
                 heads.preimage = Some(p);
             }
-            SECTION_REGRESSION if (1..=crate::MAX_TARGETS).contains(&count) => {
+            SECTION_REGRESSION if (1..=MAX_TARGETS).contains(&count) => {
                 let r = RegressionParts {
                     weights: take(&mut words, count.saturating_mul(k))?,
                     intercept: take(&mut words, count)?,
@@ -457,7 +451,7 @@ fn checked_record<'s, 'b>(
     let mut rest = as_f32s(core_body.get(HEADER_LEN..).ok_or(Error::Truncated)?)?;
     // Loops with a run-time trip count stay rolled (see `keep_rolled`).
     let sections_finite = rest.iter().all(|v| {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         v.is_finite()
     });
     if !(sections_finite && h.s.is_finite() && h.threshold.is_finite()) {

@@ -17,14 +17,17 @@
 //! - regression (kernel principal component regression): p = W' y + c, with
 //!   W k x t and c t; affine in the kernel vector since y is.
 
+use crate::codegen::keep_rolled;
 use crate::error::Error;
 use crate::fastmath;
 use crate::kernel::{cosine, powi, KernelId};
-use crate::model::{to_u32, to_usize, ModelRef, MAX_COMPONENTS, MAX_DIM, MAX_POINTS};
-use crate::project::keep_rolled;
+use crate::model::{
+    to_u32, to_usize, ModelRef, FLAG_SECTIONS, MAX_COMPONENTS, MAX_DIM, MAX_POINTS,
+};
 
-/// Largest number of regression targets t a model may have.
-pub const MAX_TARGETS: usize = 16;
+/// Largest number of regression targets t a model may have (defined beside
+/// [`RawModel`](crate::RawModel), which carries the count).
+pub use crate::model::MAX_TARGETS;
 
 /// The pre-image map of a model, as slices: `scores` is n x k (the training
 /// score vectors t_i), `coef` (n + 1) x d (the dual coefficients beta_i in the
@@ -227,9 +230,9 @@ pub(crate) fn attach_heads(
         raw.reg_weights = r.weights.as_ptr();
         raw.reg_intercept = r.intercept.as_ptr();
     }
-    raw.flags &= !crate::format::FLAG_SECTIONS;
+    raw.flags &= !FLAG_SECTIONS;
     if !heads.is_empty() {
-        raw.flags |= crate::format::FLAG_SECTIONS;
+        raw.flags |= FLAG_SECTIONS;
     }
     Ok(())
 }

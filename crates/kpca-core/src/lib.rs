@@ -107,6 +107,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod codegen;
 pub mod crc32;
 pub mod error;
 pub mod fastmath;
@@ -115,20 +116,18 @@ pub mod format;
 pub mod heads;
 pub mod kernel;
 pub mod learn;
-mod loads;
 pub mod model;
 pub mod owned;
-mod passes;
 mod project;
-mod rowloop;
 pub mod single;
 
 pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};
 pub use format::Header;
-pub use heads::{Heads, PreImageParts, RegressionParts, MAX_TARGETS};
+pub use heads::{Heads, PreImageParts, RegressionParts};
 pub use kernel::{Kernel, KernelId};
 pub use model::{
     ModelParts, ModelRef, RawModel, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS,
+    MAX_TARGETS,
 };
 pub use owned::OwnedModel;

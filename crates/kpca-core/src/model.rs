@@ -15,6 +15,23 @@ pub const MAX_DIM: usize = 4096;
 pub const MAX_POINTS: usize = 1 << 20;
 /// Largest number of components k.
 pub const MAX_COMPONENTS: usize = 16;
+/// Largest number of regression targets t a model may have.
+pub const MAX_TARGETS: usize = 16;
+
+// The flag bits of `RawModel::flags` (and of the blob header's flags,
+// `crate::format`, which re-exports them).
+
+/// Flag bit: inputs are standardised with a stored mean and 1/std.
+pub const FLAG_STANDARDIZED: u32 = 1;
+/// Flag bit (version 3): the model is a linear or cosine model folded into a
+/// linear map when it was built, its k + 1 stored points the k columns of W =
+/// Z'A and the score's centring vector, not training points or landmarks (see
+/// `docs/MODEL_FORMAT.md`); its fit record keeps the training rows n.
+pub const FLAG_LINEAR_MAP: u32 = 2;
+
+/// Flag bit (version 4): optional sections ([`crate::heads`]) follow the
+/// eigenvalues.
+pub const FLAG_SECTIONS: u32 = 4;
 
 /// Relative tolerance for the stored squared norms of the points against their
 /// recomputation in f32 at load time.
@@ -57,7 +74,7 @@ pub struct ModelParts<'a> {
     pub fit: FitInfo,
     /// Whether the points are a folded linear map rather than training points
     /// or landmarks (linear and cosine kernels only; see
-    /// [`crate::format::FLAG_LINEAR_MAP`]): the fit record's n is then not m.
+    /// [`FLAG_LINEAR_MAP`]): the fit record's n is then not m.
     pub linear_map: bool,
 }
 
@@ -100,8 +117,8 @@ pub struct RawModel {
     pub n_train: u32,
     /// The fit's total variance, in the units of the eigenvalues (0 = not recorded).
     pub total_variance: f32,
-    /// The blob's flags ([`crate::format::FLAG_STANDARDIZED`],
-    /// [`crate::format::FLAG_LINEAR_MAP`]); also keeps the pointers 8-aligned
+    /// The blob's flags ([`FLAG_STANDARDIZED`],
+    /// [`FLAG_LINEAR_MAP`]); also keeps the pointers 8-aligned
     /// on 64-bit hosts without padding.
     pub flags: u32,
     /// Rows n of the pre-image map (0 = the model has none).
@@ -147,7 +164,7 @@ pub struct RawModel {
 /// d; 1 <= d <= [`MAX_DIM`], 1 <= m <= [`MAX_POINTS`], 1 <= k <=
 /// [`MAX_COMPONENTS`]; a non-zero `n_preimage` (at most [`MAX_POINTS`]) means
 /// `preimage_scores` is valid for n·k reads and `preimage_coef` for (n+1)·d, a
-/// non-zero `n_targets` (at most [`crate::heads::MAX_TARGETS`]) that
+/// non-zero `n_targets` (at most [`MAX_TARGETS`]) that
 /// `reg_weights` is valid for k·t and `reg_intercept` for t; `kernel` is a [`KernelId`] with valid
 /// parameters; every number is finite and the model is consistent (see
 /// [`ModelRef::from_parts`]).
@@ -212,7 +229,7 @@ pub(crate) fn to_u32(v: usize) -> u32 {
 
 fn all_finite(values: &[f32]) -> bool {
     values.iter().all(|v| {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         v.is_finite()
     })
 }
@@ -222,10 +239,10 @@ fn all_finite(values: &[f32]) -> bool {
 pub(crate) fn flags_of(standardized: bool, linear_map: bool) -> u32 {
     let mut flags = 0;
     if standardized {
-        flags |= crate::format::FLAG_STANDARDIZED;
+        flags |= FLAG_STANDARDIZED;
     }
     if linear_map {
-        flags |= crate::format::FLAG_LINEAR_MAP;
+        flags |= FLAG_LINEAR_MAP;
     }
     flags
 }
@@ -254,7 +271,7 @@ pub(crate) fn check_consistency(
     d: usize,
 ) -> Result<(), Error> {
     let bad_inv_std = inv_std.iter().any(|&v| {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         v <= 0.0
     });
     if bad_inv_std || threshold < 0.0 {
@@ -264,7 +281,7 @@ pub(crate) fn check_consistency(
         let computed: f32 = z
             .iter()
             .map(|v| {
-                crate::project::keep_rolled();
+                crate::codegen::keep_rolled();
                 v * v
             })
             .sum();
@@ -295,7 +312,7 @@ impl RawModel {
         let from = (self as *const RawModel).cast::<Word>();
         let to = (dst as *mut RawModel).cast::<Word>();
         for i in 0..WORDS {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             // SAFETY: both records are WORDS aligned words (asserted above)
             // with no padding (the fields are 4-byte numbers, then pointers,
             // 64 bytes of numbers before them on 64-bit targets), and `dst` is
@@ -436,7 +453,7 @@ impl<'a> ModelRef<'a> {
                 && !raw.preimage_scores.is_null()
                 && !raw.preimage_coef.is_null()))
             && (raw.n_targets == 0
-                || (to_usize(raw.n_targets) <= crate::heads::MAX_TARGETS
+                || (to_usize(raw.n_targets) <= MAX_TARGETS
                     && !raw.reg_weights.is_null()
                     && !raw.reg_intercept.is_null()));
         if !heads_ok {
@@ -555,7 +572,7 @@ impl<'a> ModelRef<'a> {
     /// Whether the stored points are a folded linear map (see
     /// [`ModelParts::linear_map`]).
     pub fn is_linear_map(&self) -> bool {
-        self.raw.flags & crate::format::FLAG_LINEAR_MAP != 0
+        self.raw.flags & FLAG_LINEAR_MAP != 0
     }
     /// The stored standardisation, (mean, 1/std), each of length d.
     pub fn standardization(&self) -> Option<(&'a [f32], &'a [f32])> {

@@ -22,9 +22,11 @@
 //!
 //! defined for q < m (the m-th is NaN); all zero when m = n.
 
+use crate::data::Dataset;
 use crate::eigen::dense::dense_top;
+use crate::error::FitError;
+use crate::fitted::{FittedKpca, Method};
 use crate::kernel::{cross_kernel, sq_norms, KernelKind};
-use crate::{Dataset, FitError, FittedKpca, Method};
 use std::vec::Vec;
 
 /// The confidence level of the bound when none is given (nystrompca's default).

@@ -1,7 +1,9 @@
 //! The input data of a fit or a transform: a row-major f64 matrix.
 
-use super::FitError;
+use crate::error::FitError;
+use crate::kernel::{Kernel64, KernelSpec};
 use std::borrow::Cow;
+use std::vec;
 use std::vec::Vec;
 
 /// Rows of f64 features, row-major, owned or borrowed.
@@ -110,5 +112,117 @@ impl<'a> Dataset<'a> {
             }),
             None => Ok(()),
         }
+    }
+}
+
+/// Per-feature standardisation (x - mean) / std with ddof = 0.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Standardizer {
+    pub mean: Vec<f64>,
+    pub std: Vec<f64>,
+}
+
+impl Standardizer {
+    /// Mean and standard deviation (ddof = 0) of each column;
+    /// [`FitError::ConstantColumn`] for a column whose values are all equal.
+    pub fn from_data(data: &Dataset<'_>) -> Result<Self, FitError> {
+        let d = data.n_features();
+        let n = data.n_rows() as f64;
+        let first = &data.values()[..d];
+        for (column, &v0) in first.iter().enumerate() {
+            if data.rows().all(|r| r[column] == v0) {
+                return Err(FitError::ConstantColumn { column });
+            }
+        }
+        let mut mean = vec![0.0; d];
+        for r in data.rows() {
+            for (m, v) in mean.iter_mut().zip(r) {
+                *m += v;
+            }
+        }
+        for m in &mut mean {
+            *m /= n;
+        }
+        let mut var = vec![0.0; d];
+        for r in data.rows() {
+            for ((s, v), m) in var.iter_mut().zip(r).zip(&mean) {
+                *s += (v - m) * (v - m);
+            }
+        }
+        let std: Vec<f64> = var.iter().map(|s| (s / n).sqrt()).collect();
+        if let Some(column) = std.iter().position(|&s| s.is_nan() || s <= 0.0) {
+            return Err(FitError::ConstantColumn { column });
+        }
+        Ok(Standardizer { mean, std })
+    }
+
+    /// Standardises row-major values with d = `self.mean.len()` columns.
+    pub fn apply_all(&self, values: &[f64]) -> Vec<f64> {
+        let d = self.mean.len().max(1);
+        values
+            .chunks_exact(d)
+            .flat_map(|row| {
+                row.iter()
+                    .zip(&self.mean)
+                    .zip(&self.std)
+                    .map(|((x, m), s)| (x - m) / s)
+            })
+            .collect()
+    }
+}
+
+/// The training data as the fits see it.
+#[derive(Debug)]
+pub(crate) struct TrainingData {
+    /// The (standardised) points, n x d row-major.
+    pub z: Vec<f64>,
+    /// Number of points n.
+    pub n: usize,
+    /// Number of features d.
+    pub d: usize,
+    /// The kernel, gamma resolved for d.
+    pub kernel: Kernel64,
+    /// The standardisation applied to `z`, when it is on.
+    pub standardizer: Option<Standardizer>,
+}
+
+impl TrainingData {
+    /// Checks the data for a fit of `k` components (finite, n >= k + 1, not
+    /// constant; no constant column when standardising), standardises it
+    /// when `standardize` is on and resolves the kernel for d.
+    pub(crate) fn prepare(
+        data: &Dataset<'_>,
+        k: usize,
+        standardize: bool,
+        kernel: &KernelSpec,
+    ) -> Result<Self, FitError> {
+        let (n, d) = (data.n_rows(), data.n_features());
+        data.check_finite()?;
+        if n < k.saturating_add(1) {
+            return Err(FitError::TooFewPoints {
+                n_points: n,
+                n_components: k,
+            });
+        }
+        let first = &data.values()[..d];
+        if data.rows().all(|r| r == first) {
+            return Err(FitError::ConstantData);
+        }
+        let standardizer = if standardize {
+            Some(Standardizer::from_data(data)?)
+        } else {
+            None
+        };
+        let z = match &standardizer {
+            Some(s) => s.apply_all(data.values()),
+            None => data.values().to_vec(),
+        };
+        Ok(TrainingData {
+            z,
+            n,
+            d,
+            kernel: kernel.resolve(d)?,
+            standardizer,
+        })
     }
 }

@@ -3,10 +3,52 @@
 //! ([`Decomposition::finish`]) scikit-learn's sign rule, the training anomaly
 //! scores, the explained-variance ratios and the reconstruction-error curve.
 
-use crate::fitted::{FitCore, SolverReport};
-use crate::{FitError, FitWarning, POSITIVE_EIG_REL_TOL};
+use crate::error::FitError;
+use crate::warning::FitWarning;
+use crate::POSITIVE_EIG_REL_TOL;
 use std::vec;
 use std::vec::Vec;
+
+/// Which solver ran, and how it went.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SolverReport {
+    /// Dense eigendecomposition of the n x n centred kernel matrix.
+    Dense,
+    /// Thick-restart Lanczos.
+    Lanczos {
+        /// Matrix-vector products with Kc.
+        matvecs: usize,
+        /// Largest relative residual ‖Kc v - mu v‖ / ‖Kc‖ of the kept pairs.
+        max_residual: f64,
+    },
+    /// Nyström: dense eigendecompositions of m x m matrices.
+    NystromDense,
+}
+
+/// What a full or Nyström fit computes, in the unified form used for transforms
+/// and the device model: with kappa(x) the kernel values of x against the m stored
+/// points,
+///
+///   y = comp' (kappa(x) - center - (weights' kappa(x) - s) 1)
+///   e(x) = k(x, x) - 2 weights' kappa(x) + s - ‖y‖².
+///
+/// Full: comp = alpha, center = r, weights = 1/n, s = g. Nyström: comp = C,
+/// center = n_mean, weights = m0, s = n_mean' m0.
+#[derive(Clone, Debug)]
+pub(crate) struct FitCore {
+    pub points: Vec<f64>,
+    pub comp: Vec<f64>,
+    pub center: Vec<f64>,
+    pub weights: Vec<f64>,
+    pub s: f64,
+    pub eigenvalues: Vec<f64>,
+    pub all_eigenvalues: Option<Vec<f64>>,
+    pub explained_variance_ratio: Vec<f64>,
+    pub total_variance: f64,
+    pub train_scores: Vec<f64>,
+    pub train_anomaly: Vec<f64>,
+    pub curve: Vec<f64>,
+}
 
 /// Eigenvalues that passed the positive-eigenvalue check: the k kept ones, each
 /// above [`POSITIVE_EIG_REL_TOL`] times the largest absolute eigenvalue computed.

@@ -3,66 +3,15 @@
 //! Nyström kernel PCA, the fit itself, the shared post-processing and the
 //! fitted model.
 
-use crate::data::Dataset;
+use crate::data::{Dataset, TrainingData};
 use crate::decomposition::Decomposition;
-use crate::fitted::{FittedKpca, Method, Standardizer};
-use crate::kernel::Kernel64;
+use crate::error::FitError;
+use crate::fitted::{FittedKpca, Method};
 use crate::params::{KernelPcaParams, Nystrom, ResolvedSolver, ValidKernelPcaParams};
 use crate::rng::{sample_landmarks, SeededRng};
-use crate::{full, nystrom, FitError, MAX_FULL_POINTS};
+use crate::{full, nystrom, MAX_FULL_POINTS};
 use rand_core::SeedableRng;
 use std::vec::Vec;
-
-/// The training data as the fits see it.
-#[derive(Debug)]
-pub(crate) struct TrainingData {
-    /// The (standardised) points, n x d row-major.
-    pub z: Vec<f64>,
-    /// Number of points n.
-    pub n: usize,
-    /// Number of features d.
-    pub d: usize,
-    /// The kernel, gamma resolved for d.
-    pub kernel: Kernel64,
-    /// The standardisation applied to `z`, when it is on.
-    pub standardizer: Option<Standardizer>,
-}
-
-impl TrainingData {
-    /// Checks the data against the parameters (finite, n >= k + 1, not constant;
-    /// no constant column when standardising), standardises it and resolves the
-    /// kernel.
-    fn prepare(p: &KernelPcaParams, data: &Dataset<'_>) -> Result<Self, FitError> {
-        let (n, d, k) = (data.n_rows(), data.n_features(), p.n_components);
-        data.check_finite()?;
-        if n < k.saturating_add(1) {
-            return Err(FitError::TooFewPoints {
-                n_points: n,
-                n_components: k,
-            });
-        }
-        let first = &data.values()[..d];
-        if data.rows().all(|r| r == first) {
-            return Err(FitError::ConstantData);
-        }
-        let standardizer = if p.standardize {
-            Some(Standardizer::from_data(data)?)
-        } else {
-            None
-        };
-        let z = match &standardizer {
-            Some(s) => s.apply_all(data.values()),
-            None => data.values().to_vec(),
-        };
-        Ok(TrainingData {
-            z,
-            n,
-            d,
-            kernel: p.kernel.resolve(d)?,
-            standardizer,
-        })
-    }
-}
 
 /// Which fit runs, decided once from the parameters and n.
 #[derive(Debug)]
@@ -149,26 +98,44 @@ fn landmarks(ny: &Nystrom, train: &TrainingData, k: usize) -> Result<Vec<usize>,
     }
 }
 
-/// Fits kernel PCA (full or Nyström) with the checked parameters to the rows of
-/// `data` (see [`ValidKernelPcaParams::fit`] for the errors, in order).
-pub(crate) fn fit(
-    params: &ValidKernelPcaParams,
-    data: &Dataset<'_>,
-) -> Result<FittedKpca, FitError> {
-    let p = params.params();
-    let train = TrainingData::prepare(p, data)?;
-    let plan = Plan::decide(p, &train)?;
-    let decomposition: Decomposition = match &plan {
-        Plan::Full(solver) => full::fit(params, &train, *solver)?,
-        Plan::Nystrom { landmarks, .. } => nystrom::fit(params, &train, landmarks)?,
-    };
-    let (core, report, warnings) = decomposition.finish();
-    FittedKpca::assemble(
-        core,
-        plan.into_method(),
-        report,
-        train,
-        p.false_alarm_rate,
-        warnings,
-    )
+// The fit's entry points are methods of the parameters (params.rs) written
+// here, so that the parameters stay below the fits that read them.
+
+impl KernelPcaParams {
+    /// Checks the parameters, then fits (see [`ValidKernelPcaParams::fit`]).
+    pub fn fit(&self, data: &Dataset<'_>) -> Result<FittedKpca, FitError> {
+        self.clone().check()?.fit(data)
+    }
+}
+
+impl ValidKernelPcaParams {
+    /// Fits kernel PCA (full or Nyström) to the rows of `data`.
+    ///
+    /// Errors, in the order checked: [`FitError::NonFiniteInput`],
+    /// [`FitError::TooFewPoints`] (n < k + 1), [`FitError::ConstantData`],
+    /// [`FitError::ConstantColumn`] (with standardisation),
+    /// [`FitError::TooManyPoints`] (full, n > [`crate::MAX_FULL_POINTS`]) or
+    /// [`FitError::BadLandmarkCount`] / [`FitError::BadLandmarkIndex`] (Nyström);
+    /// then from the fit itself [`FitError::NonFiniteKernel`],
+    /// [`FitError::SingularLandmarks`] (Nyström), [`FitError::NotConverged`],
+    /// [`FitError::TooManyComponents`], and [`FitError::NonFiniteKernel`] again
+    /// when the training scores are not finite.
+    pub fn fit(&self, data: &Dataset<'_>) -> Result<FittedKpca, FitError> {
+        let p = self.params();
+        let train = TrainingData::prepare(data, p.n_components, p.standardize, &p.kernel)?;
+        let plan = Plan::decide(p, &train)?;
+        let decomposition: Decomposition = match &plan {
+            Plan::Full(solver) => full::fit(self, &train, *solver)?,
+            Plan::Nystrom { landmarks, .. } => nystrom::fit(self, &train, landmarks)?,
+        };
+        let (core, report, warnings) = decomposition.finish();
+        FittedKpca::assemble(
+            core,
+            plan.into_method(),
+            report,
+            train,
+            p.false_alarm_rate,
+            warnings,
+        )
+    }
 }

@@ -2,7 +2,7 @@
 //! flash and reads it in place (zero-copy) with `kpca_model_from_bytes` /
 //! [`kpca_core::ModelRef::from_bytes`].
 
-use super::FitError;
+use crate::error::FitError;
 use kpca_core::format::BLOB_ALIGN;
 use kpca_core::model::ModelRef;
 use std::fmt::Write as _;

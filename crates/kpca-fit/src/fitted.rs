@@ -1,10 +1,13 @@
 //! The fitted model: f64 transform and scores, the device model and its blob.
 
 use crate::data::Dataset;
-use crate::driver::TrainingData;
+use crate::data::{Standardizer, TrainingData};
+use crate::decomposition::{FitCore, SolverReport};
+use crate::error::FitError;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
 use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
-use crate::{FitError, FitWarning};
+use crate::quantile::quantile;
+use crate::warning::FitWarning;
 use kpca_core::model::{ModelParts, ModelRef};
 use kpca_core::{FitInfo, FitMethod};
 use std::format;
@@ -15,89 +18,8 @@ use std::vec::Vec;
 /// Rows per block in [`FittedKpca::transform`] and friends.
 const TRANSFORM_BLOCK: usize = 1024;
 
-/// What a full or Nyström fit computes, in the unified form used for transforms
-/// and the device model: with kappa(x) the kernel values of x against the m stored
-/// points,
-///
-///   y = comp' (kappa(x) - center - (weights' kappa(x) - s) 1)
-///   e(x) = k(x, x) - 2 weights' kappa(x) + s - ‖y‖².
-///
-/// Full: comp = alpha, center = r, weights = 1/n, s = g. Nyström: comp = C,
-/// center = n_mean, weights = m0, s = n_mean' m0.
-#[derive(Clone, Debug)]
-pub(crate) struct FitCore {
-    pub points: Vec<f64>,
-    pub comp: Vec<f64>,
-    pub center: Vec<f64>,
-    pub weights: Vec<f64>,
-    pub s: f64,
-    pub eigenvalues: Vec<f64>,
-    pub all_eigenvalues: Option<Vec<f64>>,
-    pub explained_variance_ratio: Vec<f64>,
-    pub total_variance: f64,
-    pub train_scores: Vec<f64>,
-    pub train_anomaly: Vec<f64>,
-    pub curve: Vec<f64>,
-}
-
 /// The device's input map x' = (x - mean) * inv_std, as (mean, inv_std).
 type InputMap = (Vec<f32>, Vec<f32>);
-
-/// Per-feature standardisation (x - mean) / std with ddof = 0.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Standardizer {
-    pub mean: Vec<f64>,
-    pub std: Vec<f64>,
-}
-
-impl Standardizer {
-    /// Mean and standard deviation (ddof = 0) of each column;
-    /// [`FitError::ConstantColumn`] for a column whose values are all equal.
-    pub fn from_data(data: &Dataset<'_>) -> Result<Self, FitError> {
-        let d = data.n_features();
-        let n = data.n_rows() as f64;
-        let first = &data.values()[..d];
-        for (column, &v0) in first.iter().enumerate() {
-            if data.rows().all(|r| r[column] == v0) {
-                return Err(FitError::ConstantColumn { column });
-            }
-        }
-        let mut mean = vec![0.0; d];
-        for r in data.rows() {
-            for (m, v) in mean.iter_mut().zip(r) {
-                *m += v;
-            }
-        }
-        for m in &mut mean {
-            *m /= n;
-        }
-        let mut var = vec![0.0; d];
-        for r in data.rows() {
-            for ((s, v), m) in var.iter_mut().zip(r).zip(&mean) {
-                *s += (v - m) * (v - m);
-            }
-        }
-        let std: Vec<f64> = var.iter().map(|s| (s / n).sqrt()).collect();
-        if let Some(column) = std.iter().position(|&s| s.is_nan() || s <= 0.0) {
-            return Err(FitError::ConstantColumn { column });
-        }
-        Ok(Standardizer { mean, std })
-    }
-
-    /// Standardises row-major values with d = `self.mean.len()` columns.
-    pub fn apply_all(&self, values: &[f64]) -> Vec<f64> {
-        let d = self.mean.len().max(1);
-        values
-            .chunks_exact(d)
-            .flat_map(|row| {
-                row.iter()
-                    .zip(&self.mean)
-                    .zip(&self.std)
-                    .map(|((x, m), s)| (x - m) / s)
-            })
-            .collect()
-    }
-}
 
 /// Full or Nyström, with the landmarks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,22 +33,6 @@ pub enum Method {
         /// The seed they were drawn with, when drawn by the fit.
         seed: Option<u64>,
     },
-}
-
-/// Which solver ran, and how it went.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SolverReport {
-    /// Dense eigendecomposition of the n x n centred kernel matrix.
-    Dense,
-    /// Thick-restart Lanczos.
-    Lanczos {
-        /// Matrix-vector products with Kc.
-        matvecs: usize,
-        /// Largest relative residual ‖Kc v - mu v‖ / ‖Kc‖ of the kept pairs.
-        max_residual: f64,
-    },
-    /// Nyström: dense eigendecompositions of m x m matrices.
-    NystromDense,
 }
 
 /// A fitted kernel PCA model (full or Nyström), in f64, with everything the fit
@@ -189,45 +95,6 @@ pub struct FittedKpca {
     pub(crate) preimage: Option<crate::preimage::PreImageMap>,
     /// The regression head, once fitted ([`FittedKpca::fit_regression`]).
     pub(crate) regression: Option<crate::regression::RegressionHead>,
-}
-
-/// numpy's default (linear) quantile of `values` at `q` in [0, 1]:
-/// sorted v, position q (n - 1), linear interpolation between its neighbours.
-pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
-    if values.is_empty() || !(0.0..=1.0).contains(&q) {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    quantile_from_tail(&v, v.len(), q)
-}
-
-/// numpy's linear quantile at `q` of `n` values from `tail`, their largest
-/// values ascending, at least the [`tail_length`] largest: the streamed fit
-/// keeps only those, the in-memory fit passes every value.
-pub(crate) fn quantile_from_tail(tail: &[f64], n: usize, q: f64) -> Option<f64> {
-    if n == 0 || !(0.0..=1.0).contains(&q) {
-        return None;
-    }
-    let pos = q * (n - 1) as f64;
-    let lo = pos.floor() as usize;
-    let frac = pos - lo as f64;
-    let first = n.checked_sub(tail.len())?;
-    let a = *tail.get(lo.checked_sub(first)?)?;
-    // q = 1 lands on the last value, which has no right neighbour.
-    let b = if lo + 1 < n {
-        *tail.get(lo + 1 - first)?
-    } else {
-        a
-    };
-    Some(a + frac * (b - a))
-}
-
-/// How many of the largest of n values numpy's linear quantile at `q`
-/// reads: those from sorted position floor(q (n - 1)) on.
-pub(crate) fn tail_length(n: usize, q: f64) -> usize {
-    let lo = (q * n.saturating_sub(1) as f64).floor() as usize;
-    n.saturating_sub(lo).max(1)
 }
 
 /// The anomaly threshold of the training quantile `q` at `level`: `q` when

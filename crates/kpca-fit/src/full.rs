@@ -1,15 +1,16 @@
 //! Full kernel PCA in f64 (DESIGN.md section 1): the kernel matrix, its
 //! centring and the eigenpairs of the centred matrix, dense or iterative.
 
+use crate::data::TrainingData;
+use crate::decomposition::SolverReport;
 use crate::decomposition::{Decomposition, Spectrum};
-use crate::driver::TrainingData;
 use crate::eigen::{dense_top, lanczos_top, IterOptions, TopEigen};
-use crate::fitted::SolverReport;
+use crate::error::FitError;
 use crate::kernel::{gram_matrix, sq_norms, KernelKind, PANEL};
 use crate::linalg::dot4;
 use crate::params::{KernelPcaParams, ResolvedSolver, ValidKernelPcaParams};
 use crate::symprod::sym_block_product;
-use crate::{FitError, FitWarning};
+use crate::warning::FitWarning;
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;

@@ -2,7 +2,7 @@
 //! the blocked, parallel kernel-matrix builders.
 
 use super::vexp::rbf_column;
-use super::FitError;
+use crate::error::FitError;
 use kpca_core::kernel::{Kernel, MAX_DEGREE};
 use rayon::prelude::*;
 use std::vec;

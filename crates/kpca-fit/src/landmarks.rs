@@ -9,9 +9,9 @@
 //! uniform pool of at most [`RPC_POOL_PER_LANDMARK`] m candidate rows (all
 //! rows when n is smaller).
 
+use crate::error::FitError;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64};
 use crate::rng::{sample_landmarks, SeededRng};
-use crate::FitError;
 use rand_core::SeedableRng;
 use rayon::prelude::*;
 use std::vec;

@@ -1,16 +1,17 @@
 //! Nyström kernel PCA in f64 (DESIGN.md section 3, Hallgren): two streamed
 //! passes over K_nm around the eigendecomposition of an r x r matrix.
 
+use crate::data::TrainingData;
+use crate::decomposition::SolverReport;
 use crate::decomposition::{Decomposition, Spectrum};
-use crate::driver::TrainingData;
 use crate::eigen::{dense_top, descending_order, full_evd};
-use crate::fitted::SolverReport;
+use crate::error::FitError;
 use crate::kernel::Kernel64;
 use crate::kernel::{cross_kernel, sq_norms};
 use crate::linalg::{mul, par, Dense};
 use crate::nystrom_sums::NystromSums;
 use crate::params::ValidKernelPcaParams;
-use crate::{FitError, FitWarning};
+use crate::warning::FitWarning;
 use faer::MatRef;
 use std::vec;
 use std::vec::Vec;

@@ -17,11 +17,12 @@
 //! ([`NystromSolution::transform_and_score`]) for the threshold.
 
 use crate::data::Dataset;
+use crate::error::FitError;
 use crate::kernel::{Kernel64, KernelSpec};
 use crate::linalg::{par, Dense};
 use crate::nystrom::{scores_and_self_terms, shift_columns, Landmarks, Solved, ROW_BLOCK};
 use crate::params::DEFAULT_PINV_RTOL;
-use crate::{FitError, FitWarning};
+use crate::warning::FitWarning;
 use faer::MatRef;
 use std::vec;
 use std::vec::Vec;
@@ -170,7 +171,7 @@ impl NystromSums {
         let bad = FitError::BadParts {
             what: "Nystrom sums",
         };
-        let Some(n) = crate::stream::count_at(a, 1) else {
+        let Some(n) = crate::parts::count_at(a, 1) else {
             return Err(bad);
         };
         if a.first() != Some(&(m as f64)) || a.len() != 2 + m + m * (m + 1) / 2 {

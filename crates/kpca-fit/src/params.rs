@@ -1,10 +1,8 @@
 //! Fit parameters in the shape of linfa (build, `check()`, `fit()`), the
 //! requested and the resolved eigen solver, and the Nyström landmark choice.
 
-use crate::data::Dataset;
-use crate::fitted::FittedKpca;
+use crate::error::FitError;
 use crate::kernel::KernelSpec;
-use crate::{driver, FitError};
 use std::vec::Vec;
 
 /// With [`Solver::Auto`], the dense solver is used when n is at most this...
@@ -50,7 +48,7 @@ pub enum ResolvedSolver {
     /// Every eigenvalue of the n x n centred kernel matrix and the eigenvectors of
     /// the top k (Householder tridiagonalisation with faer, implicit QL for the
     /// eigenvalues, inverse iteration for the k eigenvectors), O(n^3) time; also
-    /// gives [`FittedKpca::all_eigenvalues`].
+    /// gives [`FittedKpca::all_eigenvalues`](crate::FittedKpca::all_eigenvalues).
     Dense,
     /// The top k eigenpairs only, by thick-restart Lanczos with full
     /// reorthogonalisation; O(n^2) per pass. Convergence test, for every kept pair
@@ -342,31 +340,11 @@ impl KernelPcaParams {
         }
         Ok(ValidKernelPcaParams(self))
     }
-
-    /// Checks the parameters, then fits (see [`ValidKernelPcaParams::fit`]).
-    pub fn fit(&self, data: &Dataset<'_>) -> Result<FittedKpca, FitError> {
-        self.clone().check()?.fit(data)
-    }
 }
 
 impl ValidKernelPcaParams {
     /// The checked parameters.
     pub fn params(&self) -> &KernelPcaParams {
         &self.0
-    }
-
-    /// Fits kernel PCA (full or Nyström) to the rows of `data`.
-    ///
-    /// Errors, in the order checked: [`FitError::NonFiniteInput`],
-    /// [`FitError::TooFewPoints`] (n < k + 1), [`FitError::ConstantData`],
-    /// [`FitError::ConstantColumn`] (with standardisation),
-    /// [`FitError::TooManyPoints`] (full, n > [`crate::MAX_FULL_POINTS`]) or
-    /// [`FitError::BadLandmarkCount`] / [`FitError::BadLandmarkIndex`] (Nyström);
-    /// then from the fit itself [`FitError::NonFiniteKernel`],
-    /// [`FitError::SingularLandmarks`] (Nyström), [`FitError::NotConverged`],
-    /// [`FitError::TooManyComponents`], and [`FitError::NonFiniteKernel`] again
-    /// when the training scores are not finite.
-    pub fn fit(&self, data: &Dataset<'_>) -> Result<FittedKpca, FitError> {
-        driver::fit(self, data)
     }
 }

@@ -12,8 +12,9 @@
 
 use crate::decomposition::sign_rule;
 use crate::eigen::dense_top;
+use crate::error::FitError;
 use crate::full::scaled_vectors;
-use crate::{FitError, POSITIVE_EIG_REL_TOL};
+use crate::POSITIVE_EIG_REL_TOL;
 
 /// Negative eigenvalues below minus this times the largest eigenvalue, among
 /// those selected, make the fit fail (scikit-learn's

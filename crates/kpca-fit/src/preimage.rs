@@ -19,8 +19,11 @@
 //!   from the learned map's answer with the stopping rule of [`MIKA_STEP_TOL`]
 //!   and [`MIKA_DENOMINATOR_TOL`].
 
+use crate::data::Dataset;
+use crate::error::FitError;
+use crate::fitted::{FittedKpca, Method};
+pub use crate::heads::PreImageMap;
 use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind};
-use crate::{Dataset, FitError, FittedKpca};
 use faer::linalg::solvers::Solve;
 use faer::Mat;
 use std::cmp::Ordering;
@@ -38,18 +41,6 @@ pub const MIKA_STEP_TOL: f64 = 1e-12;
 /// (the weighted mean is then undefined: z is far from every stored point
 /// with positive weight).
 pub const MIKA_DENOMINATOR_TOL: f64 = 1e-12;
-
-/// The learned pre-image map of a fit: the score vectors it regresses from and
-/// the dual coefficients, in the fit's input space.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PreImageMap {
-    /// The ridge alpha it was fitted with.
-    pub alpha: f64,
-    /// Score vectors t_i of the stored points, row-major (rows x k).
-    pub scores: Vec<f64>,
-    /// Dual coefficients, row-major (rows x d): (K_T + alpha I)^-1 Z.
-    pub coef: Vec<f64>,
-}
 
 impl FittedKpca {
     /// Fits the learned pre-image map with ridge `alpha` (> 0, finite; scikit-learn's
@@ -87,8 +78,8 @@ impl FittedKpca {
     /// landmarks of a Nyström fit.
     fn stored_point_scores(&self) -> Result<Vec<f64>, FitError> {
         match self.method {
-            crate::Method::Full => Ok(self.core.train_scores.clone()),
-            crate::Method::Nystrom { .. } => {
+            Method::Full => Ok(self.core.train_scores.clone()),
+            Method::Nystrom { .. } => {
                 let raw = self.to_raw_units(&self.core.points);
                 self.transform(&Dataset::new(raw, self.n_features)?)
             }

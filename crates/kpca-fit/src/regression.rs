@@ -9,27 +9,14 @@
 //! Components whose mu_l is at most [`PCR_EIG_REL_TOL`] times the largest get
 //! weight 0 (their direction carries no training variance to regress on).
 
-use crate::{Dataset, FitError, FittedKpca};
+use crate::data::Dataset;
+use crate::error::FitError;
+use crate::fitted::FittedKpca;
+pub use crate::heads::RegressionHead;
 use std::vec::Vec;
 
 /// Components with mu_l at most this times mu_1 get no regression weight.
 pub const PCR_EIG_REL_TOL: f64 = 1e-12;
-
-/// A fitted regression head: predictions are `intercept + weights' y`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RegressionHead {
-    /// W, row-major k x t (component l, target j at l * t + j).
-    pub weights: Vec<f64>,
-    /// The targets' training means, t.
-    pub intercept: Vec<f64>,
-}
-
-impl RegressionHead {
-    /// Number of targets t.
-    pub fn n_targets(&self) -> usize {
-        self.intercept.len()
-    }
-}
 
 impl FittedKpca {
     /// Fits the regression head on `targets`, one row per training row (in

@@ -2,7 +2,7 @@
 //! SplitMix64) implementing `rand_core`'s traits, and uniform sampling of landmark
 //! indices without replacement.
 
-use super::FitError;
+use crate::error::FitError;
 use rand_core::{Infallible, Rng, SeedableRng, TryRng};
 use std::vec::Vec;
 

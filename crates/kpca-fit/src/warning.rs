@@ -1,6 +1,6 @@
 //! Notes about a fit that succeeded: [`FitWarning`].
 
-use crate::KernelKind;
+use crate::kernel::KernelKind;
 use std::fmt;
 
 /// Something a successful fit wants its caller to know (see

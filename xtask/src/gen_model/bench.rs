@@ -19,7 +19,7 @@
 //! regression head of BENCH_T = 2 targets. They are drawn after the core model
 //! and the test vectors, so those are the same as without the sections.
 
-use super::{shape_args, write, Xorshift};
+use super::common::{shape_args, write, Xorshift};
 use kpca_core::{Heads, ModelParts, ModelRef, PreImageParts, RegressionParts};
 use std::fmt::Write as _;
 

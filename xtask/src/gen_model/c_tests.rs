@@ -10,7 +10,7 @@
 //! and anomaly flags; and the text of every status code. Blobs are emitted as
 //! little-endian 32-bit words, so they are 4-byte aligned in strict C99.
 
-use super::{write, Xorshift as Rng};
+use super::common::{write, Xorshift as Rng};
 use kpca_core::{Error, Kernel, ModelParts, ModelRef};
 use std::fmt::Write as _;
 

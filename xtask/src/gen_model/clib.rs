@@ -16,7 +16,7 @@
 //!   the f64 formulas y = b + A'k_x, e = k(x,x) - 2 c'k_x + s - ‖y‖² on the
 //!   model's f32 numbers.
 
-use super::{shape_args, write, Xorshift};
+use super::common::{shape_args, write, Xorshift};
 use kpca_core::{Kernel, ModelParts, ModelRef};
 use std::fmt::Write as _;
 

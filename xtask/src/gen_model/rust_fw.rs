@@ -13,7 +13,7 @@
 //!
 //! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine.
 
-use super::{shape_args, write, Xorshift};
+use super::common::{shape_args, write, Xorshift};
 use kpca_core::{ModelParts, ModelRef};
 
 const N_TEST: usize = 16;

@@ -39,11 +39,11 @@ pub(crate) fn quantile(values: &mut [f32], q: f32) -> Option<f32> {
 fn heap_sort(v: &mut [f32]) {
     let n = v.len();
     for start in (0..n / 2).rev() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         sift_down(v, start, n);
     }
     for end in (1..n).rev() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         swap(v, 0, end);
         sift_down(v, 0, end);
     }

@@ -77,7 +77,7 @@ pub fn symmetric_eigen(
 /// `diag` and `sub`.
 fn tridiagonalize(a: &mut [f32], n: usize, s: &mut EigenScratch<'_>) {
     for k in 0..n.saturating_sub(2) {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let (top, block) = a.split_at_mut(((k + 1) * n).min(a.len()));
         let v = row_mut(top, n, k).get_mut(k + 1..).unwrap_or(&mut []);
         let (alpha, beta) = make_reflector(v);
@@ -102,7 +102,7 @@ fn tridiagonalize(a: &mut [f32], n: usize, s: &mut EigenScratch<'_>) {
     if n >= 2 {
         let second = n - 2;
         for i in second..n {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             if let Some(x) = s.diag.get_mut(i) {
                 *x = at(a, n, i, i);
             }
@@ -138,7 +138,7 @@ fn make_reflector(v: &mut [f32]) -> (f32, f32) {
     // |x_0 - alpha| = |x_0| + ‖x‖ >= every |x_i|: the ratios stay within 1.
     let pivot = x0 - alpha;
     for x in v.iter_mut() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         *x /= pivot;
     }
     if let Some(v0) = v.first_mut() {
@@ -191,7 +191,7 @@ fn form_factor(a: &mut [f32], n: usize, beta: &mut [f32]) {
     }
     put(a, n, n - 1, n - 1, 1.0);
     for k in (0..n.saturating_sub(2)).rev() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         set_unit(a, n, k + 1);
         let b = beta.get(k).copied().unwrap_or(0.0);
         if b == 0.0 {
@@ -215,12 +215,12 @@ fn form_factor(a: &mut [f32], n: usize, beta: &mut [f32]) {
 fn set_unit(a: &mut [f32], n: usize, i: usize) {
     if let Some(r) = row_mut(a, n, i).get_mut(i..) {
         for (j, x) in r.iter_mut().enumerate() {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             *x = if j == 0 { 1.0 } else { 0.0 };
         }
     }
     for r in i + 1..n {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         put(a, n, r, i, 0.0);
     }
 }
@@ -252,9 +252,9 @@ fn apply_left(block: &mut [f32], n: usize, from: usize, v: &[f32], beta: f32, w:
 /// Transposes the n x n `a` in place.
 fn transpose(a: &mut [f32], n: usize) {
     for i in 0..n {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         for j in i + 1..n {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             let (x, y) = (at(a, n, i, j), at(a, n, j, i));
             put(a, n, i, j, y);
             put(a, n, j, i, x);
@@ -276,7 +276,7 @@ fn ql_iterate(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32]) -> Re
         .0;
     let floor = (f32::EPSILON * norm).max(f32::MIN_POSITIVE);
     for l in 0..n {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let mut steps = 0;
         loop {
             let m = split_point(diag, sub, n, l, floor);
@@ -298,7 +298,7 @@ fn ql_iterate(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32]) -> Re
 fn split_point(diag: &[f32], sub: &[f32], n: usize, l: usize, floor: f32) -> usize {
     let mut m = l;
     while m + 1 < n {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let dd = libm::fabsf(diag.get(m).copied().unwrap_or(0.0))
             + libm::fabsf(diag.get(m + 1).copied().unwrap_or(0.0));
         let e = libm::fabsf(sub.get(m).copied().unwrap_or(0.0));
@@ -325,7 +325,7 @@ fn ql_step(zt: &mut [f32], n: usize, diag: &mut [f32], sub: &mut [f32], l: usize
     let (mut s, mut c, mut p) = (1.0f32, 1.0f32, 0.0f32);
     let mut i = m;
     while i > l {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         i -= 1;
         let f = s * d(sub, i);
         let b = c * d(sub, i);

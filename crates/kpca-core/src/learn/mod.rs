@@ -367,7 +367,7 @@ fn scale_exponent(kmat: &[f32]) -> Result<i32, Error> {
 fn top_indices(values: &[f32], k: usize, k_max: f32) -> Result<[usize; MAX_COMPONENTS], Error> {
     let mut top = [0usize; MAX_COMPONENTS];
     for l in 0..k.min(MAX_COMPONENTS) {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let taken = top.get(..l).unwrap_or(&[]);
         let best = values
             .iter()
@@ -405,7 +405,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
     let n = ws.norms.len();
     let inv_n = 1.0 / n as f32;
     for (l, &idx) in top.iter().enumerate().take(k) {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let mu = ws.diag.get(idx).copied().unwrap_or(0.0);
         let u = ws.kmat.get(idx * n..(idx + 1) * n).unwrap_or(&[]);
         let peak = u.iter().fold(0.0f32, |m, &v| {
@@ -430,7 +430,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
             dot_r += alpha * ri;
         }
         for row in ws.a.chunks_exact_mut(k.max(1)) {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             if let Some(x) = row.get_mut(l) {
                 *x -= inv_n * col_sum;
             }

@@ -45,7 +45,7 @@ pub(crate) fn input_map(
     {
         let mut acc = 0.0f32;
         for (j, (zj, &xj)) in z.iter_mut().zip(row).enumerate() {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             *zj = if mapped {
                 let m = mean.get(j).copied().unwrap_or(0.0);
                 (xj - m) * inv_std.get(j).copied().unwrap_or(1.0)
@@ -84,7 +84,7 @@ fn column(x: &[f32], d: usize, j: usize) -> impl Iterator<Item = f32> + '_ {
 fn column_means(x: &[f32], d: usize, mean: &mut [f32]) -> Result<(), Error> {
     let inv_n = 1.0 / (x.len() / d.max(1)).max(1) as f32;
     for (j, m) in mean.iter_mut().enumerate() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         *m = column(x, d, j).fold(0.0f32, |acc, v| acc + v * inv_n);
         if !m.is_finite() {
             return Err(Error::NonFiniteResult);
@@ -101,7 +101,7 @@ fn column_means(x: &[f32], d: usize, mean: &mut [f32]) -> Result<(), Error> {
 fn inverse_stds(x: &[f32], d: usize, mean: &[f32], inv_std: &mut [f32]) -> Result<(), Error> {
     let n = (x.len() / d.max(1)).max(1) as f32;
     for (j, (s, &m)) in inv_std.iter_mut().zip(mean).enumerate() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         let first = column(x, d, j).next().unwrap_or(0.0);
         if column(x, d, j).all(|v| v == first) {
             return Err(Error::ConstantColumn);
@@ -143,9 +143,9 @@ pub(crate) fn centred_kernel(
     let mut largest = 0.0f32;
     let rows = || points.chunks_exact(d.max(1)).zip(norms);
     for (i, (zi, &ni)) in rows().enumerate() {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         for (j, (zj, &nj)) in rows().enumerate().take(i + 1) {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             let v = pair_value(kernel, zi, zj, ni, nj);
             largest = largest.max(libm::fabsf(v));
             if let Some(x) = kmat.get_mut(i * n + j) {
@@ -158,7 +158,7 @@ pub(crate) fn centred_kernel(
     }
     let inv_n = 1.0 / n.max(1) as f32;
     for (r, row) in row_means.iter_mut().zip(kmat.chunks_exact(n.max(1))) {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         *r = row.iter().sum::<f32>() * inv_n;
     }
     let g = row_means.iter().sum::<f32>() * inv_n;
@@ -166,9 +166,9 @@ pub(crate) fn centred_kernel(
         return Err(Error::NonFiniteResult);
     }
     for (row, &ri) in kmat.chunks_exact_mut(n.max(1)).zip(row_means.iter()) {
-        crate::project::keep_rolled();
+        crate::codegen::keep_rolled();
         for (x, &rj) in row.iter_mut().zip(row_means.iter()) {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             *x = *x - ri - rj + g;
         }
     }

@@ -3,8 +3,8 @@
 //! eigenpair of the small m x m matrices of the Nyström fit.
 
 use super::{descending_order, tridiagonal, TopEigen};
+use crate::error::FitError;
 use crate::linalg::{par, Dense};
-use crate::FitError;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::evd::{self, tridiag, ComputeEigenvectors, SelfAdjointEvdParams};
 use faer::linalg::householder;

@@ -5,9 +5,9 @@
 //! `ritz_vectors`, `converged`, `restart`, `next_block`.
 
 use super::{descending_order, full_evd, TopEigen, SEED};
+use crate::error::FitError;
 use crate::linalg::{dot4, par, times, Dense};
 use crate::rng::SeededRng;
-use crate::FitError;
 use faer::reborrow::ReborrowMut;
 use faer::{Accum, MatMut, MatRef, Par};
 use rand_core::SeedableRng;

@@ -30,9 +30,9 @@ pub use stages::{StreamLandmarks, StreamPlan, StreamSolution};
 pub use survey::ColumnSurvey;
 
 use crate::data::Dataset;
+use crate::error::FitError;
 use crate::fitted::FittedKpca;
 use crate::params::ValidKernelPcaParams;
-use crate::FitError;
 use std::vec::Vec;
 
 /// Training rows that can be read, chunk by chunk, as often as needed.
@@ -167,15 +167,6 @@ pub(crate) fn same_rows(expected: usize, got: usize) -> Result<(), FitError> {
         Ok(())
     } else {
         Err(FitError::SourceChanged { expected, got })
-    }
-}
-
-/// The count stored at `a[i]` of a parts array: a whole number in [0, 1e15),
-/// or `None`.
-pub(crate) fn count_at(a: &[f64], i: usize) -> Option<usize> {
-    match a.get(i) {
-        Some(&x) if x >= 0.0 && x.fract() == 0.0 && x < 1e15 => Some(x as usize),
-        _ => None,
     }
 }
 

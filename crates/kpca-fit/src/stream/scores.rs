@@ -4,8 +4,8 @@
 //! scores, the reconstruction-error curve the mean self term.
 
 use crate::decomposition::LargestEntries;
-use crate::fitted::{quantile_from_tail, tail_length};
-use crate::FitError;
+use crate::error::FitError;
+use crate::quantile::{quantile_from_tail, tail_length};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::vec;
@@ -148,7 +148,7 @@ impl ScoreSummary {
         let bad = FitError::BadParts {
             what: "score summary",
         };
-        let count = |i: usize| super::count_at(a, i).ok_or_else(|| bad.clone());
+        let count = |i: usize| crate::parts::count_at(a, i).ok_or_else(|| bad.clone());
         let (k, n, keep) = (count(0)?, count(1)?, count(2)?);
         let head = 3 + 2 * k + 1;
         let tail = a.get(head..).ok_or_else(|| bad.clone())?;
@@ -191,7 +191,7 @@ impl ScoreSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantile;
+    use crate::quantile::quantile;
 
     #[test]
     fn the_tail_gives_numpys_quantile_exactly() {

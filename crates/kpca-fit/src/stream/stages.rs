@@ -8,16 +8,17 @@
 
 use super::scores::ScoreSummary;
 use super::survey::ColumnSurvey;
-use crate::data::Dataset;
+use crate::data::{Dataset, Standardizer};
 use crate::decomposition::{explained_variance_ratio, flip_columns, reconstruction_curve};
-use crate::fitted::{threshold_of, FitCore, FittedKpca, Method, SolverReport, Standardizer};
+use crate::decomposition::{FitCore, SolverReport};
+use crate::error::FitError;
+use crate::fitted::{threshold_of, FittedKpca, Method};
 use crate::kernel::Kernel64;
 use crate::landmarks::{candidate_pool, kmeans_pp, rp_cholesky_in_pool};
 use crate::nystrom::{scores_and_self_terms, Solved};
 use crate::nystrom_sums::NystromSums;
 use crate::params::{Nystrom, ValidKernelPcaParams};
 use crate::rng::{sample_landmarks, SeededRng};
-use crate::FitError;
 use rand_core::SeedableRng;
 use std::borrow::Cow;
 use std::vec::Vec;

@@ -2,9 +2,8 @@
 //! the standardisation) and whether the data is one repeated point, as sums
 //! that merge.
 
-use crate::data::Dataset;
-use crate::fitted::Standardizer;
-use crate::FitError;
+use crate::data::{Dataset, Standardizer};
+use crate::error::FitError;
 use std::vec;
 use std::vec::Vec;
 
@@ -151,7 +150,7 @@ impl ColumnSurvey {
         let bad = FitError::BadParts {
             what: "column survey",
         };
-        let count = |i: usize| super::count_at(a, i).ok_or_else(|| bad.clone());
+        let count = |i: usize| crate::parts::count_at(a, i).ok_or_else(|| bad.clone());
         let (d, n) = (count(0)?, count(1)?);
         if d == 0 || a.len() != 3 + 5 * d || a.get(2).is_some_and(|v| *v != 0.0 && *v != 1.0) {
             return Err(bad);

@@ -1,10 +1,10 @@
-//! The innermost loops of the register passes ([`crate::passes`]): one run
+//! The innermost loops of the register passes ([`super::passes`]): one run
 //! of stored points, the sums in registers.
 //!
 //! [`run_rows_rust`] is ordinary Rust, for every target and every kernel of
 //! the passes (linear, polynomial, rbf, sigmoid, cosine: a sum of products;
 //! Laplacian: a sum of absolute differences over exactly d floats per point). On hard-float Arm (Cortex-M4F, M7, M33) [`run_rows`] runs the
-//! same loop written in assembly (`rowloop/asm.rs`) instead, for one reason: the
+//! same loop written in assembly (`project/rowloop/asm.rs`) instead, for one reason: the
 //! instructions per stored point. The Rust loop spends a third of them on
 //! single-float loads and register copies (each feature, each A entry, each
 //! constant of the exponential is one `vldr`; each polynomial step copies a
@@ -27,9 +27,9 @@
     allow(dead_code)
 )]
 
+use super::loads::{load4, load8};
 use crate::fastmath::{exp2_neg_with, tanh_from, EXP2_BLOCK};
 use crate::kernel::{powi, KernelId};
-use crate::loads::{load4, load8};
 
 const RBF: u32 = KernelId::Rbf as u32;
 const POLYNOMIAL: u32 = KernelId::Polynomial as u32;
@@ -177,7 +177,7 @@ unsafe fn point_sum<const CHUNKED: bool>(
         }
         let (mut xq, mut zq) = (st.x, zp);
         for _ in 0..st.full {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             for (xj, zj) in load8(xq).into_iter().zip(load8(zq)) {
                 sum += xj * zj;
             }
@@ -217,7 +217,7 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
         }
         let (mut xq, mut zq) = (st.x, zp);
         for _ in 0..st.full {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             for (xj, zj) in load8(xq).into_iter().zip(load8(zq)) {
                 sum += libm::fabsf(xj - zj);
             }
@@ -225,7 +225,7 @@ unsafe fn l1_sum<const CHUNKED: bool>(st: &RunState, h: &[f32; 8], zp: *const f3
             zq = zq.add(8);
         }
         for _ in 0..st.rest {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             sum += libm::fabsf(*xq - *zq);
             xq = xq.add(1);
             zq = zq.add(1);
@@ -267,7 +267,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
         let (mut zp, mut np, mut cp, mut ap) = (rows.z, rows.norms, rows.c, rows.a);
         let end = rows.norms.add(rows.n);
         while np != end {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             let sum = point_sum::<CHUNKED>(kernel, st, &h, zp, *np);
             let kv = value(kernel, st, sum, *np);
             ck += kv * *cp;

@@ -12,7 +12,7 @@
 //!   8·ceil(d/8) floats in groups of 8 against x' staged with zeros where
 //!   the read goes past the point's own floats, x' read from the stage
 //!   chunk by chunk; on hard-float Arm, those of d = 9..16 and k <= 4 run
-//!   wide (x' in 16 registers for the whole run, `rowloop/asm.rs`), the same
+//!   wide (x' in 16 registers for the whole run, `project/rowloop/asm.rs`), the same
 //!   operations;
 //! - the Laplacian reads exactly d floats per point (padding would add
 //!   |0 - z_j|, not 0): register runs for every d <= 8 (wide for d = 16),
@@ -34,15 +34,15 @@
 //! adds into them in place, except the polynomial's blocks and runs whose A
 //! rows are read backwards ([`sum_points_apart`]).
 //!
-//! The run loop is [`crate::rowloop`]: assembly on hard-float Arm, the same
+//! The run loop is [`super::rowloop`]: assembly on hard-float Arm, the same
 //! operations in Rust elsewhere.
 
 use core::mem::MaybeUninit;
 
+use super::rowloop::{run_rows, RowPtrs, RunState};
+use crate::codegen::{keep_rolled, ANY_KERNEL};
 use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-use crate::project::{keep_rolled, ANY_KERNEL};
-use crate::rowloop::{run_rows, RowPtrs, RunState};
 
 /// The largest d of the chunked passes.
 pub(crate) const MAX_FAST_DIM: usize = 64;
@@ -154,11 +154,11 @@ unsafe fn stage_backwards(stage: *mut f32, d: usize) {
     // copy runs from the end, so no float is overwritten before it is moved.
     unsafe {
         for j in (0..d).rev() {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             stage.add(j + pad).write(stage.add(j).read());
         }
         for j in 0..pad {
-            crate::project::keep_rolled();
+            crate::codegen::keep_rolled();
             stage.add(j).write(0.0);
         }
     }

@@ -9,9 +9,9 @@
 //! scripts/firmware-cost.sh):
 //!
 //! - Models of every kernel with d <= 64 and any k take the register
-//!   passes ([`crate::passes`]): x' staged once, each stored point
+//!   passes ([`passes`]): x' staged once, each stored point
 //!   read in groups of 8 floats, the component sums in registers; on
-//!   hard-float Arm the loop is assembly ([`crate::rowloop`]), elsewhere the
+//!   hard-float Arm the loop is assembly ([`rowloop`]), elsewhere the
 //!   same operations in Rust, so the results are the same bit for bit.
 //! - d > 64
 //!   and models too small for the passes' 8-float reads take the general
@@ -27,41 +27,22 @@
 
 use core::mem::MaybeUninit;
 
+mod loads;
+mod passes;
+mod rowloop;
+
+use crate::codegen::ANY_KERNEL;
 use crate::error::Error;
 use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
-use crate::passes;
+
+// `pub(crate)` until kernel.rs names it `crate::codegen::keep_rolled` (it
+// calls `crate::codegen::keep_rolled`).
+pub(crate) use crate::codegen::keep_rolled;
 
 const RBF: u32 = KernelId::Rbf as u32;
 const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 const COSINE: u32 = KernelId::Cosine as u32;
-
-/// Keeps the loop it is called in rolled: an empty inline-assembly statement
-/// (no instruction, no register, no memory effect) on Arm targets.
-///
-/// LLVM's unrolling preferences for Arm M-profile cores runtime-unroll every
-/// small loop whose trip count is known only at run time (by 4, plus a
-/// remainder loop), unless the loop contains a call that is not an intrinsic;
-/// an inline-assembly statement counts as such a call. Runtime unrolling of
-/// the loops over d, k and m here doubles the projection's code (thumbv7em:
-/// `evaluate` 3,668 B instead of 1,788, 28 B more stack, 1.6% more
-/// instructions for RBF) and buys 8% for the general path, so each such loop
-/// calls this. It is part of the code, not of a build setting: a downstream
-/// crate with ordinary release settings gets the same code and the same cost
-/// as the repository's own builds (scripts/downstream-size.sh checks it,
-/// scripts/firmware-cost.sh measures it). Loops with a constant trip count
-/// (the 8 features and 4 components of the register path) are still
-/// unrolled completely, as intended.
-#[inline(always)]
-pub(crate) fn keep_rolled() {
-    #[cfg(all(target_arch = "arm", not(miri)))]
-    // SAFETY: an empty template: no instruction is emitted, no register,
-    // memory or flag is read or written (nomem, nostack, preserves_flags).
-    #[allow(unsafe_code)]
-    unsafe {
-        core::arch::asm!("", options(nomem, nostack, preserves_flags));
-    }
-}
 
 /// The kernel value from x'z (the L1 distance ‖x' - z‖₁ for the Laplacian
 /// kernel), ‖z‖² and ‖x'‖². One exponential serves the RBF, Laplacian and
@@ -281,9 +262,6 @@ fn stage_input(
     sq_norm
 }
 
-/// `evaluate::<ANY_KERNEL>` serves models of every kernel.
-pub(crate) const ANY_KERNEL: u32 = u32::MAX;
-
 /// Computes the coordinates (into `out[..k]`, when `out` is given) and, when
 /// `score` is given, the anomaly score of `x` (into `*score`); writes nothing
 /// unless everything is finite.
@@ -322,7 +300,7 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     let mut stage = MaybeUninit::<[f32; passes::STAGE]>::uninit();
     let staged = passes::takes(kernel, d);
     // ‖x'‖², and x' staged when the passes take the model.
-    let (mut st, scale) = crate::rowloop::RunState::for_call(model, kernel);
+    let (mut st, scale) = rowloop::RunState::for_call(model, kernel);
     let layout = passes::stage_layout(kernel, d, k);
     let sq_norm = if staged {
         stage_input(
@@ -487,7 +465,9 @@ impl ModelRef<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Kernel, ModelParts, ModelRef};
+    use crate::fit_info::FitInfo;
+    use crate::kernel::Kernel;
+    use crate::model::{ModelParts, ModelRef};
     use std::vec::Vec;
 
     struct Lcg(u64);
@@ -562,7 +542,7 @@ mod tests {
                                 s: 0.3,
                                 eigenvalues: &eig,
                                 threshold: 0.0,
-                                fit: crate::FitInfo::NOT_RECORDED,
+                                fit: FitInfo::NOT_RECORDED,
                                 linear_map: false,
                             })
                             .unwrap();

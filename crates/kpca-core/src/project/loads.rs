@@ -1,5 +1,5 @@
 //! Loads of 4 or 8 consecutive floats for the register passes
-//! ([`crate::passes`]).
+//! ([`super::passes`]).
 //!
 //! Plain reads on every target today. The passes are measured in
 //! instructions per stored point, and a third of them are single-float loads

@@ -1,0 +1,40 @@
+//! The code's shape: what the compiler is told about loops and specialisation,
+//! shared by every module that has a loop (the projection, the blob's loader
+//! and writer, the CRC, the device fit).
+//!
+//! - [`keep_rolled`]: keeps a loop with a run-time trip count rolled on Arm;
+//! - [`ANY_KERNEL`]: the kernel parameter of the projection's generic
+//!   functions that serves every kernel (the others serve one kernel id).
+
+/// Keeps the loop it is called in rolled: an empty inline-assembly statement
+/// (no instruction, no register, no memory effect) on Arm targets.
+///
+/// LLVM's unrolling preferences for Arm M-profile cores runtime-unroll every
+/// small loop whose trip count is known only at run time (by 4, plus a
+/// remainder loop), unless the loop contains a call that is not an intrinsic;
+/// an inline-assembly statement counts as such a call. Runtime unrolling of
+/// the loops over d, k and m here doubles the projection's code (thumbv7em:
+/// `evaluate` 3,668 B instead of 1,788, 28 B more stack, 1.6% more
+/// instructions for RBF) and buys 8% for the general path, so each such loop
+/// calls this. It is part of the code, not of a build setting: a downstream
+/// crate with ordinary release settings gets the same code and the same cost
+/// as the repository's own builds (scripts/downstream-size.sh checks it,
+/// scripts/firmware-cost.sh measures it). Loops with a constant trip count
+/// (the 8 features and 4 components of the register path) are still
+/// unrolled completely, as intended.
+#[inline(always)]
+pub(crate) fn keep_rolled() {
+    #[cfg(all(target_arch = "arm", not(miri)))]
+    // SAFETY: an empty template: no instruction is emitted, no register,
+    // memory or flag is read or written (nomem, nostack, preserves_flags).
+    #[allow(unsafe_code)]
+    unsafe {
+        core::arch::asm!("", options(nomem, nostack, preserves_flags));
+    }
+}
+
+/// `evaluate::<ANY_KERNEL>` serves models of every kernel: the kernel is the
+/// model's, chosen at run time; any other value is one kernel id
+/// ([`crate::kernel::KernelId`] as `u32`), and only that kernel's code is
+/// compiled in.
+pub(crate) const ANY_KERNEL: u32 = u32::MAX;
