@@ -73,7 +73,9 @@ pub fn kernel_of(fx: &Value) -> KernelSpec {
     spec
 }
 
-// The NaN-propagating folds and error measures every test shares.
+// The NaN-propagating folds and error measures every test shares (each test
+// binary uses some of them).
+#[allow(unused_imports)]
 pub use kpca_testkit::{col_rel_err, max_of, nan_max, rel_err};
 
 /// A 4-byte-aligned copy of a blob (Vec<u8> is only 1-byte aligned in principle).
