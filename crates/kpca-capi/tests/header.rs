@@ -3,7 +3,8 @@
 //! cbindgen reads) exactly what the core's status table generates.
 //! Regenerate both with scripts/gen-header.sh (or, with no cbindgen binary,
 //! `KPCA_BLESS=1 cargo test -p kpca-capi --test header`, which writes both
-//! from the same pinned cbindgen).
+//! from the same pinned cbindgen; run it twice after a change to the status
+//! table, since the header is generated from the status.rs on disk).
 
 use kpca_core::Error;
 use std::fmt::Write;
