@@ -145,8 +145,9 @@
 #define KPCA_KERNEL_COSINE 5
 
 /**
- * Result of every fallible call: 0 is success, each failure has its own code.
- * A fixed-width integer, so `-fshort-enums` builds agree on its size.
+ * Result of every fallible call: 0 is success (`KPCA_OK`), each failure has its
+ * own code (`KPCA_ERR_*`: stable numbers, never reused). A fixed-width
+ * integer, so `-fshort-enums` builds agree on its size.
  */
 typedef int32_t kpca_status;
 
@@ -321,7 +322,7 @@ typedef struct kpca_fit_params {
 #define KPCA_OK 0
 
 /**
- * A required pointer argument is NULL.
+ * A required pointer argument was NULL (C ABI only).
  */
 #define KPCA_ERR_NULL_POINTER 1
 
@@ -331,7 +332,7 @@ typedef struct kpca_fit_params {
 #define KPCA_ERR_INPUT_LENGTH 2
 
 /**
- * The output buffer is shorter than required.
+ * The output buffer is shorter than the number of components (or rows).
  */
 #define KPCA_ERR_OUTPUT_LENGTH 3
 
@@ -341,22 +342,22 @@ typedef struct kpca_fit_params {
 #define KPCA_ERR_NON_FINITE_INPUT 4
 
 /**
- * The model blob is shorter than its header or than the length it declares.
+ * The blob is shorter than its header or than the length it declares.
  */
 #define KPCA_ERR_TRUNCATED 5
 
 /**
- * The model blob does not start with the magic bytes "KPCA".
+ * The blob does not start with the magic bytes `KPCA`.
  */
 #define KPCA_ERR_BAD_MAGIC 6
 
 /**
- * The model format version is not supported by this library.
+ * The blob's format version is not one this library reads.
  */
 #define KPCA_ERR_UNSUPPORTED_VERSION 7
 
 /**
- * The blob's byte-order mark is wrong, or the target is big-endian.
+ * The blob's byte-order mark is wrong, or this target is big-endian.
  */
 #define KPCA_ERR_BYTE_ORDER 8
 
@@ -366,72 +367,77 @@ typedef struct kpca_fit_params {
 #define KPCA_ERR_CRC_MISMATCH 9
 
 /**
- * The model dimensions disagree with the blob length.
+ * The dimensions in the header disagree with the blob's length.
  */
 #define KPCA_ERR_LENGTH_MISMATCH 10
 
 /**
- * A model dimension (d, m or k) is zero.
+ * A dimension (d, m or k) is zero.
  */
 #define KPCA_ERR_ZERO_DIMENSION 11
 
 /**
- * A model dimension exceeds its maximum (KPCA_MAX_DIM, KPCA_MAX_POINTS, KPCA_MAX_COMPONENTS).
+ * A dimension is past its stated maximum (`crate::MAX_DIM` and friends;
+ * in C `KPCA_MAX_DIM`, `KPCA_MAX_POINTS`, `KPCA_MAX_COMPONENTS`).
  */
 #define KPCA_ERR_DIMENSION_TOO_LARGE 12
 
 /**
- * The kernel id is unknown.
+ * The kernel id is not one of the known kernels.
  */
 #define KPCA_ERR_UNKNOWN_KERNEL 13
 
 /**
- * A kernel parameter is out of range (gamma <= 0 or not finite, degree 0 or too high).
+ * A kernel parameter is out of range (gamma not finite and > 0, degree 0 or too high).
  */
 #define KPCA_ERR_BAD_KERNEL_PARAMETER 14
 
 /**
- * The model contains NaN or infinity.
+ * A number stored in the model is NaN or infinite.
  */
 #define KPCA_ERR_NON_FINITE_MODEL 15
 
 /**
- * A pointer is not aligned for its type (the blob must be 4-byte aligned).
+ * A pointer is not aligned for its type: the blob's address is not aligned
+ * to 4 bytes, so its floats cannot be read in place.
  */
 #define KPCA_ERR_MISALIGNED 16
 
 /**
- * A header field has a value this format version does not define.
+ * A header field has a value this version does not define (flags, reserved words, header length).
  */
 #define KPCA_ERR_BAD_HEADER 17
 
 /**
- * The kpca_model was not filled by a successful kpca_model_from_bytes.
+ * The model struct was never filled by a successful load (C ABI only:
+ * `kpca_model_from_bytes`).
  */
 #define KPCA_ERR_MODEL_NOT_LOADED 18
 
 /**
- * kpca_is_anomaly on a model without threshold (0).
+ * `is_anomaly` (`kpca_is_anomaly`) was asked of a model whose threshold is unset (0).
  */
 #define KPCA_ERR_THRESHOLD_UNSET 19
 
 /**
- * The model's parts are inconsistent (stored norms, 1/std <= 0, negative threshold).
+ * The model's parts are inconsistent with each other (for example stored norms
+ * that are not the norms of the stored points, a non-positive inverse std,
+ * or a negative threshold).
  */
 #define KPCA_ERR_INCONSISTENT_MODEL 20
 
 /**
- * A buffer is too small for the serialised model.
+ * The buffer given to the writer is too small for the blob.
  */
 #define KPCA_ERR_BUFFER_TOO_SMALL 21
 
 /**
- * Model part lengths disagree with its dimensions.
+ * The slices given to build a model have lengths that disagree with its dimensions.
  */
 #define KPCA_ERR_PARTS_LENGTH 22
 
 /**
- * A fixed model capacity would be exceeded.
+ * An owned model's fixed capacity would be exceeded.
  */
 #define KPCA_ERR_CAPACITY 23
 
@@ -441,57 +447,61 @@ typedef struct kpca_fit_params {
 #define KPCA_ERR_BATCH_LENGTH 24
 
 /**
- * The result is not finite (the kernel overflowed float for this input).
+ * The result is not finite (the kernel overflowed f32 for this input).
  */
 #define KPCA_ERR_NON_FINITE_RESULT 25
 
 /**
- * A single-kernel entry point (kpca_rbf_project and the others) was given a
- * model of another kernel.
+ * A single-kernel entry point (`crate::single::SingleKernel`, `kpca_rbf_project`
+ * and the others) was given a model of another kernel.
  */
 #define KPCA_ERR_KERNEL_MISMATCH 26
 
 /**
- * The blob's table of optional sections (format 4) is malformed: an unknown,
- * repeated or out-of-order tag, or a section count out of range.
+ * The blob's table of optional sections (format version 4) is malformed:
+ * an unknown, repeated or out-of-order section tag, or a section count out
+ * of range.
  */
 #define KPCA_ERR_BAD_SECTION 27
 
 /**
- * kpca_reconstruct on a model without a pre-image section (fit it with
- * `kpca fit --inverse-transform`).
+ * `reconstruct` (`kpca_reconstruct`) was asked of a model without a
+ * pre-image section (fit it with `kpca fit --inverse-transform`).
  */
 #define KPCA_ERR_NO_PREIMAGE 28
 
 /**
- * kpca_predict on a model without a regression head (fit it with
- * `kpca fit --target FILE`).
+ * `predict` (`kpca_predict`) was asked of a model without a regression
+ * head (fit it with `kpca fit --target FILE`).
  */
 #define KPCA_ERR_NO_REGRESSION 29
 
 /**
- * kpca_fit was given fewer than 2 vectors (kpca_recalibrate none).
+ * An on-device fit (`crate::learn`, `kpca_fit`) was given fewer than 2
+ * vectors, or a recalibration (`kpca_recalibrate`) none.
  */
 #define KPCA_ERR_TOO_FEW_ROWS 30
 
 /**
- * kpca_fit asked for k >= n components, or for more components than the
- * centred kernel matrix has positive eigenvalues.
+ * An on-device fit asked for k components with k >= n, or with fewer
+ * than k positive eigenvalues of the centred kernel matrix.
  */
 #define KPCA_ERR_TOO_MANY_COMPONENTS 31
 
 /**
- * The workspace (or scratch) given to kpca_fit or kpca_recalibrate is too small.
+ * The workspace (or scratch) given to an on-device fit or recalibration is
+ * too small.
  */
 #define KPCA_ERR_WORKSPACE_TOO_SMALL 32
 
 /**
- * kpca_fit was asked to standardise a feature whose values are all equal.
+ * An on-device fit was asked to standardise a feature whose values are
+ * all equal.
  */
 #define KPCA_ERR_CONSTANT_COLUMN 33
 
 /**
- * kpca_fit's eigensolver did not converge.
+ * The on-device fit's eigensolver did not converge.
  */
 #define KPCA_ERR_NO_CONVERGENCE 34
 

@@ -8,6 +8,8 @@
 use kpca::fit::{Dataset, KernelPca, KernelSpec};
 use kpca_capi::{kpca_model, kpca_model_from_bytes, kpca_project_and_score, KPCA_OK};
 use kpca_testkit::{fixture_dir, AlignedBlob};
+// NaN-propagating error measures (a NaN anywhere fails the tolerance).
+use kpca_testkit::{col_rel_err, rel_err};
 use serde_json::Value;
 
 /// Out-of-sample coordinates of the f32 device path against scikit-learn's,
@@ -35,32 +37,6 @@ fn matrix(v: &Value) -> (Vec<f64>, usize) {
 
 fn flat(v: &Value) -> Vec<f64> {
     matrix(v).0
-}
-
-/// max(a, b) that keeps a NaN from either side.
-fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// Max over columns of max |got - want| / max |want| of that column (NaN propagates).
-fn col_rel_err(got: &[f64], want: &[f64], k: usize) -> f64 {
-    assert_eq!(got.len(), want.len());
-    (0..k)
-        .map(|l| {
-            let col = |v: &[f64]| v.iter().skip(l).step_by(k).copied().collect::<Vec<_>>();
-            let (g, w) = (col(got), col(want));
-            let scale = w.iter().fold(0.0, |m, v| nan_max(m, v.abs()));
-            let err = g
-                .iter()
-                .zip(&w)
-                .fold(0.0, |m, (a, b)| nan_max(m, (a - b).abs()));
-            err / scale
-        })
-        .fold(0.0, nan_max)
 }
 
 /// The device's coordinates and scores of every row, through the C ABI.
@@ -121,12 +97,8 @@ fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
     let (_, host_e) = fitted
         .transform_and_score(&Dataset::new(x64, d).expect("dataset"))
         .expect("host transform");
-    let scale = host_e.iter().fold(0.0, |m, v| nan_max(m, v.abs()));
-    let err = core_e
-        .iter()
-        .zip(&host_e)
-        .fold(0.0, |m, (&a, b)| nan_max(m, (f64::from(a) - b).abs()))
-        / scale;
+    let device_e: Vec<f64> = core_e.iter().map(|&v| f64::from(v)).collect();
+    let err = rel_err(&device_e, &host_e);
     assert!(err <= SCORE_REL_TOL, "device vs host scores: {err:e}");
 
     // The C ABI over the same bytes: bit for bit the core's results.

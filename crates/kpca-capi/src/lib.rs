@@ -45,87 +45,14 @@ use kpca_core::{Error, KernelId, ModelRef, RawModel};
 pub use learn::*;
 pub use single::*;
 
-/// Result of every fallible call: 0 is success, each failure has its own code.
-/// A fixed-width integer, so `-fshort-enums` builds agree on its size.
+/// Result of every fallible call: 0 is success (`KPCA_OK`), each failure has its
+/// own code (`KPCA_ERR_*`: stable numbers, never reused). A fixed-width
+/// integer, so `-fshort-enums` builds agree on its size.
 pub type kpca_status = i32;
 
-/// Success.
-pub const KPCA_OK: kpca_status = 0;
-/// A required pointer argument is NULL.
-pub const KPCA_ERR_NULL_POINTER: kpca_status = 1;
-/// The input vector length is not the model's input dimension.
-pub const KPCA_ERR_INPUT_LENGTH: kpca_status = 2;
-/// The output buffer is shorter than required.
-pub const KPCA_ERR_OUTPUT_LENGTH: kpca_status = 3;
-/// An input value is NaN or infinite.
-pub const KPCA_ERR_NON_FINITE_INPUT: kpca_status = 4;
-/// The model blob is shorter than its header or than the length it declares.
-pub const KPCA_ERR_TRUNCATED: kpca_status = 5;
-/// The model blob does not start with the magic bytes "KPCA".
-pub const KPCA_ERR_BAD_MAGIC: kpca_status = 6;
-/// The model format version is not supported by this library.
-pub const KPCA_ERR_UNSUPPORTED_VERSION: kpca_status = 7;
-/// The blob's byte-order mark is wrong, or the target is big-endian.
-pub const KPCA_ERR_BYTE_ORDER: kpca_status = 8;
-/// The CRC-32 stored in the blob does not match its contents.
-pub const KPCA_ERR_CRC_MISMATCH: kpca_status = 9;
-/// The model dimensions disagree with the blob length.
-pub const KPCA_ERR_LENGTH_MISMATCH: kpca_status = 10;
-/// A model dimension (d, m or k) is zero.
-pub const KPCA_ERR_ZERO_DIMENSION: kpca_status = 11;
-/// A model dimension exceeds its maximum (KPCA_MAX_DIM, KPCA_MAX_POINTS, KPCA_MAX_COMPONENTS).
-pub const KPCA_ERR_DIMENSION_TOO_LARGE: kpca_status = 12;
-/// The kernel id is unknown.
-pub const KPCA_ERR_UNKNOWN_KERNEL: kpca_status = 13;
-/// A kernel parameter is out of range (gamma <= 0 or not finite, degree 0 or too high).
-pub const KPCA_ERR_BAD_KERNEL_PARAMETER: kpca_status = 14;
-/// The model contains NaN or infinity.
-pub const KPCA_ERR_NON_FINITE_MODEL: kpca_status = 15;
-/// A pointer is not aligned for its type (the blob must be 4-byte aligned).
-pub const KPCA_ERR_MISALIGNED: kpca_status = 16;
-/// A header field has a value this format version does not define.
-pub const KPCA_ERR_BAD_HEADER: kpca_status = 17;
-/// The kpca_model was not filled by a successful kpca_model_from_bytes.
-pub const KPCA_ERR_MODEL_NOT_LOADED: kpca_status = 18;
-/// kpca_is_anomaly on a model without threshold (0).
-pub const KPCA_ERR_THRESHOLD_UNSET: kpca_status = 19;
-/// The model's parts are inconsistent (stored norms, 1/std <= 0, negative threshold).
-pub const KPCA_ERR_INCONSISTENT_MODEL: kpca_status = 20;
-/// A buffer is too small for the serialised model.
-pub const KPCA_ERR_BUFFER_TOO_SMALL: kpca_status = 21;
-/// Model part lengths disagree with its dimensions.
-pub const KPCA_ERR_PARTS_LENGTH: kpca_status = 22;
-/// A fixed model capacity would be exceeded.
-pub const KPCA_ERR_CAPACITY: kpca_status = 23;
-/// A batch input length is not a whole number of rows.
-pub const KPCA_ERR_BATCH_LENGTH: kpca_status = 24;
-/// The result is not finite (the kernel overflowed float for this input).
-pub const KPCA_ERR_NON_FINITE_RESULT: kpca_status = 25;
-/// A single-kernel entry point (kpca_rbf_project and the others) was given a
-/// model of another kernel.
-pub const KPCA_ERR_KERNEL_MISMATCH: kpca_status = 26;
-/// The blob's table of optional sections (format 4) is malformed: an unknown,
-/// repeated or out-of-order tag, or a section count out of range.
-pub const KPCA_ERR_BAD_SECTION: kpca_status = 27;
-/// kpca_reconstruct on a model without a pre-image section (fit it with
-/// `kpca fit --inverse-transform`).
-pub const KPCA_ERR_NO_PREIMAGE: kpca_status = 28;
-/// kpca_predict on a model without a regression head (fit it with
-/// `kpca fit --target FILE`).
-pub const KPCA_ERR_NO_REGRESSION: kpca_status = 29;
-/// kpca_fit was given fewer than 2 vectors (kpca_recalibrate none).
-pub const KPCA_ERR_TOO_FEW_ROWS: kpca_status = 30;
-/// kpca_fit asked for k >= n components, or for more components than the
-/// centred kernel matrix has positive eigenvalues.
-pub const KPCA_ERR_TOO_MANY_COMPONENTS: kpca_status = 31;
-/// The workspace (or scratch) given to kpca_fit or kpca_recalibrate is too small.
-pub const KPCA_ERR_WORKSPACE_TOO_SMALL: kpca_status = 32;
-/// kpca_fit was asked to standardise a feature whose values are all equal.
-pub const KPCA_ERR_CONSTANT_COLUMN: kpca_status = 33;
-/// kpca_fit's eigensolver did not converge.
-pub const KPCA_ERR_NO_CONVERGENCE: kpca_status = 34;
-/// A false-alarm rate is not strictly between 0 and 1.
-pub const KPCA_ERR_BAD_FALSE_ALARM_RATE: kpca_status = 35;
+// KPCA_OK and the KPCA_ERR_* constants, generated from the core's status table.
+mod status;
+pub use status::*;
 
 /// Largest input dimension a model may have.
 pub const KPCA_MAX_DIM: u32 = 4096;
@@ -396,9 +323,9 @@ pub extern "C" fn kpca_status_str(status: kpca_status) -> *const c_char {
     if status == KPCA_OK {
         return c"ok".as_ptr();
     }
-    match Error::from_code(status) {
-        Some(e) => e.c_message().as_ptr(),
-        None => c"unknown status".as_ptr(),
+    match Error::try_from(status) {
+        Ok(e) => e.c_message().as_ptr(),
+        Err(_) => c"unknown status".as_ptr(),
     }
 }
 
@@ -957,50 +884,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn status_constants_are_the_error_codes() {
-        let table = [
-            (KPCA_ERR_NULL_POINTER, Error::NullPointer),
-            (KPCA_ERR_INPUT_LENGTH, Error::InputLength),
-            (KPCA_ERR_OUTPUT_LENGTH, Error::OutputLength),
-            (KPCA_ERR_NON_FINITE_INPUT, Error::NonFiniteInput),
-            (KPCA_ERR_TRUNCATED, Error::Truncated),
-            (KPCA_ERR_BAD_MAGIC, Error::BadMagic),
-            (KPCA_ERR_UNSUPPORTED_VERSION, Error::UnsupportedVersion),
-            (KPCA_ERR_BYTE_ORDER, Error::ByteOrder),
-            (KPCA_ERR_CRC_MISMATCH, Error::CrcMismatch),
-            (KPCA_ERR_LENGTH_MISMATCH, Error::LengthMismatch),
-            (KPCA_ERR_ZERO_DIMENSION, Error::ZeroDimension),
-            (KPCA_ERR_DIMENSION_TOO_LARGE, Error::DimensionTooLarge),
-            (KPCA_ERR_UNKNOWN_KERNEL, Error::UnknownKernel),
-            (KPCA_ERR_BAD_KERNEL_PARAMETER, Error::BadKernelParameter),
-            (KPCA_ERR_NON_FINITE_MODEL, Error::NonFiniteModel),
-            (KPCA_ERR_MISALIGNED, Error::Misaligned),
-            (KPCA_ERR_BAD_HEADER, Error::BadHeader),
-            (KPCA_ERR_MODEL_NOT_LOADED, Error::ModelNotLoaded),
-            (KPCA_ERR_THRESHOLD_UNSET, Error::ThresholdUnset),
-            (KPCA_ERR_INCONSISTENT_MODEL, Error::InconsistentModel),
-            (KPCA_ERR_BUFFER_TOO_SMALL, Error::BufferTooSmall),
-            (KPCA_ERR_PARTS_LENGTH, Error::PartsLength),
-            (KPCA_ERR_CAPACITY, Error::Capacity),
-            (KPCA_ERR_BATCH_LENGTH, Error::BatchLength),
-            (KPCA_ERR_NON_FINITE_RESULT, Error::NonFiniteResult),
-            (KPCA_ERR_KERNEL_MISMATCH, Error::KernelMismatch),
-            (KPCA_ERR_BAD_SECTION, Error::BadSection),
-            (KPCA_ERR_NO_PREIMAGE, Error::NoPreImage),
-            (KPCA_ERR_NO_REGRESSION, Error::NoRegression),
-            (KPCA_ERR_TOO_FEW_ROWS, Error::TooFewRows),
-            (KPCA_ERR_TOO_MANY_COMPONENTS, Error::TooManyComponents),
-            (KPCA_ERR_WORKSPACE_TOO_SMALL, Error::WorkspaceTooSmall),
-            (KPCA_ERR_CONSTANT_COLUMN, Error::ConstantColumn),
-            (KPCA_ERR_NO_CONVERGENCE, Error::NoConvergence),
-            (KPCA_ERR_BAD_FALSE_ALARM_RATE, Error::BadFalseAlarmRate),
-        ];
-        assert_eq!(table.len(), Error::ALL.len());
-        for (code, err) in table {
-            assert_eq!(code, err.code());
+    fn every_status_has_its_message_and_unknown_codes_have_one() {
+        let text = |code| {
             // SAFETY: kpca_status_str returns a static NUL-terminated string.
-            let text = unsafe { core::ffi::CStr::from_ptr(kpca_status_str(code)) };
-            assert_eq!(text.to_str().unwrap(), err.message());
+            unsafe { core::ffi::CStr::from_ptr(kpca_status_str(code)) }
+                .to_str()
+                .unwrap()
+        };
+        assert_eq!(text(KPCA_OK), "ok");
+        for err in Error::ALL {
+            assert_eq!(text(err.code()), err.message());
         }
+        for code in [-1, Error::ALL.len() as i32 + 1, i32::MIN, i32::MAX] {
+            assert_eq!(text(code), "unknown status");
+        }
+        // Spot checks of the generated constants (tests/header.rs checks them all).
+        assert_eq!(KPCA_ERR_NULL_POINTER, Error::NullPointer.code());
+        assert_eq!(KPCA_ERR_NO_PREIMAGE, Error::NoPreImage.code());
+        assert_eq!(KPCA_ERR_BAD_FALSE_ALARM_RATE, 35);
     }
 }

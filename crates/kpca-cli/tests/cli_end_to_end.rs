@@ -1102,11 +1102,8 @@ fn exported_c_matches_kpca_project() {
     assert_eq!(from_c.len(), from_cli.len());
     let cols = from_cli.first().map_or(0, Vec::len);
     for col in 0..cols {
-        let scale = from_cli
-            .iter()
-            .map(|r| r[col].abs())
-            .fold(0.0f32, f32::max)
-            .max(f32::MIN_POSITIVE);
+        let scale = kpca_testkit::max_of(from_cli.iter().map(|r| f64::from(r[col].abs())))
+            .max(f64::from(f32::MIN_POSITIVE)) as f32;
         for (c, r) in from_c.iter().zip(&from_cli) {
             assert_eq!(c.len(), cols);
             assert!(

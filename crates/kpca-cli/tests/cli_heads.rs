@@ -6,6 +6,7 @@
 mod common;
 
 use common::{matrix, ok, run, write_csv};
+use kpca_testkit::{col_rel_err, rel_err};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -34,17 +35,7 @@ fn column_rel(got: &[Vec<f64>], want: &[Vec<f64>]) -> f64 {
     if got.len() != want.len() || got.iter().any(|r| r.len() != cols) {
         return f64::NAN;
     }
-    let mut worst: f64 = 0.0;
-    for j in 0..cols {
-        let scale = want.iter().map(|r| r[j].abs()).fold(0.0, f64::max);
-        for (g, w) in got.iter().zip(want) {
-            let e = (g[j] - w[j]).abs() / scale;
-            if e.is_nan() || e > worst {
-                worst = e;
-            }
-        }
-    }
-    worst
+    col_rel_err(&got.concat(), &want.concat(), cols)
 }
 
 /// The largest |got - want| / max |want|; NaN on a length mismatch or a NaN.
@@ -52,11 +43,7 @@ fn curve_rel(got: &[f64], want: &[f64]) -> f64 {
     if got.len() != want.len() {
         return f64::NAN;
     }
-    let scale = want.iter().map(|v| v.abs()).fold(0.0, f64::max);
-    got.iter()
-        .zip(want)
-        .map(|(g, w)| (g - w).abs() / scale)
-        .fold(0.0, |m, e| if e.is_nan() || e > m { e } else { m })
+    rel_err(got, want)
 }
 
 fn numbers(v: &Value) -> Vec<f64> {

@@ -7,6 +7,9 @@
 mod common;
 
 use common::{matrix, write_csv};
+// The largest of non-negative values, NaN when any is NaN (`f64::max` would
+// skip a NaN and let the comparison after it pass).
+use kpca_testkit::max_of;
 use std::process::Command;
 
 /// Coordinates: |cli - sklearn| <= this times the column's scale (max |sklearn|).
@@ -29,14 +32,6 @@ fn run(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The largest of non-negative `values`; NaN when any is NaN (a fold with
-/// `f64::max` would skip a NaN and let the comparison after it pass).
-fn max_or_nan(values: impl IntoIterator<Item = f64>) -> f64 {
-    values
-        .into_iter()
-        .fold(0.0, |m, v| if v > m || v.is_nan() { v } else { m })
 }
 
 #[test]
@@ -114,8 +109,8 @@ fn cli_reproduces_sklearn_test_scores_on_every_full_fixture() {
         assert_eq!(got.len(), expected.len(), "{name}: row count");
         let k: usize = k.parse().unwrap();
         for col in 0..k {
-            let scale = max_or_nan(expected.iter().map(|r| r[col].abs()));
-            let worst = max_or_nan(
+            let scale = max_of(expected.iter().map(|r| r[col].abs()));
+            let worst = max_of(
                 got.iter()
                     .zip(&expected)
                     .map(|(g, e)| (g[col] - e[col]).abs()),
@@ -137,12 +132,12 @@ fn cli_reproduces_sklearn_test_scores_on_every_full_fixture() {
         assert_eq!(reference.len(), got.len(), "{name}: anomaly score count");
         // The score is k(x,x) - 2c'k_x + s - ||y||^2: its rounding error scales
         // with the terms, of which ||y||^2 + e (the centred k(x,x)) is the size.
-        let scale = max_or_nan(
+        let scale = max_of(
             got.iter()
                 .zip(&reference)
                 .map(|(g, e)| e.abs() + g[..k].iter().map(|y| y * y).sum::<f64>()),
         );
-        let worst = max_or_nan(got.iter().zip(&reference).map(|(g, e)| (g[k] - e).abs()));
+        let worst = max_of(got.iter().zip(&reference).map(|(g, e)| (g[k] - e).abs()));
         eprintln!(
             "{name}: anomaly worst {worst:e}, term scale {scale:e}, ratio {:e}",
             worst / scale

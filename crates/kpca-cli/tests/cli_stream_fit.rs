@@ -9,12 +9,13 @@ mod common;
 
 use common::*;
 use kpca_core::model::ModelRef;
+use kpca_testkit::col_rel_err;
 use std::path::Path;
 
 /// Projections of the streamed model against the in-memory one, relative to
 /// each output's scale: f32 outputs of two f64 fits that differ by the
 /// rounding of their sums.
-const PROJECTION_REL_TOL: f32 = 1e-5;
+const PROJECTION_REL_TOL: f64 = 1e-5;
 
 /// n rows of three offset blobs, d = 3.
 fn blobs(n: usize) -> Vec<Vec<f64>> {
@@ -64,38 +65,27 @@ fn fit_lines(stdout: &str) -> Vec<String> {
 }
 
 /// Largest difference of the two models' projections and anomaly scores
-/// over `rows`, relative to each output's largest magnitude (NaN propagates).
-fn model_difference(a: &Path, b: &Path, rows: &[Vec<f64>]) -> f32 {
+/// over `rows`, relative to each output's largest magnitude; NaN when any
+/// output of either model is NaN.
+fn model_difference(a: &Path, b: &Path, rows: &[Vec<f64>]) -> f64 {
     let (ba, bb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
     let (ma, mb) = (
         ModelRef::from_bytes(&ba).unwrap(),
         ModelRef::from_bytes(&bb).unwrap(),
     );
     let k = ma.n_components();
-    let (mut diff, mut scale) = (vec![0.0f32; k + 1], vec![0.0f32; k + 1]);
+    // Row-major outputs, k projections and the anomaly score per row.
+    let (mut outs_a, mut outs_b) = (Vec::new(), Vec::new());
     for row in rows.iter().step_by(97) {
         let x: Vec<f32> = row.iter().map(|&v| v as f32).collect();
-        let (mut ya, mut yb) = (vec![0.0f32; k], vec![0.0f32; k]);
-        ma.project(&x, &mut ya).unwrap();
-        mb.project(&x, &mut yb).unwrap();
-        ya.push(ma.anomaly_score(&x).unwrap());
-        yb.push(mb.anomaly_score(&x).unwrap());
-        for (l, (p, q)) in ya.iter().zip(&yb).enumerate() {
-            let e = (p - q).abs();
-            diff[l] = if e.is_nan() { f32::NAN } else { diff[l].max(e) };
-            scale[l] = scale[l].max(q.abs());
+        for (model, outs) in [(&ma, &mut outs_a), (&mb, &mut outs_b)] {
+            let mut y = vec![0.0f32; k];
+            model.project(&x, &mut y).unwrap();
+            y.push(model.anomaly_score(&x).unwrap());
+            outs.extend(y.iter().map(|&v| f64::from(v)));
         }
     }
-    diff.iter()
-        .zip(&scale)
-        .map(|(d, s)| d / s)
-        .fold(0.0, |w: f32, e| {
-            if e.is_nan() || w.is_nan() {
-                f32::NAN
-            } else {
-                w.max(e)
-            }
-        })
+    col_rel_err(&outs_a, &outs_b, k + 1)
 }
 
 #[test]

@@ -126,9 +126,8 @@ fn finite_or_clear_error(
 
 fn assert_matches_reference(model: &TestModel, x: &[f32], y: &[f32], e: f32) {
     let (y_ref, e_ref) = model.reference(x);
-    let scale = 1.0
-        + y_ref.iter().map(|v| v.abs()).fold(0.0, f64::max)
-        + model.a.iter().map(|v| v.abs() as f64).sum::<f64>();
+    let scale =
+        1.0 + kpca_testkit::max_abs(&y_ref) + model.a.iter().map(|v| v.abs() as f64).sum::<f64>();
     for (got, want) in y.iter().zip(&y_ref) {
         assert!(
             (*got as f64 - want).abs() <= PROJECTION_REL_TOL * scale,

@@ -35,12 +35,15 @@ fn check_old_blobs(version: u16, cases: &[(&str, &[u8], &str)]) -> Vec<FitInfo> 
         let want: Vec<Vec<f32>> = want.lines().map(floats).collect();
         assert_eq!(want.len(), rows.len());
         let k = model.n_components();
-        let mut scale = vec![0.0f32; k + 1];
-        for w in &want {
-            for (s, v) in scale.iter_mut().zip(w) {
-                *s = s.max(v.abs());
-            }
-        }
+        // Each output's largest magnitude, NaN when any is NaN.
+        let scale: Vec<f32> = (0..=k)
+            .map(|l| {
+                let column = want
+                    .iter()
+                    .map(|w| w.get(l).map_or(f64::NAN, |v| f64::from(v.abs())));
+                kpca_testkit::max_of(column) as f32
+            })
+            .collect();
         for (x, w) in rows.iter().zip(&want) {
             let mut y = vec![0.0f32; k];
             let e = model.project_and_score(x, &mut y).expect("project");

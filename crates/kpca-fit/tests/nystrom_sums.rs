@@ -4,6 +4,7 @@
 //! the rounding of its parallel sums).
 
 use kpca_fit::{Dataset, FitError, KernelPca, KernelSpec, Nystrom, NystromSums};
+use kpca_testkit::{max_of, nan_min, rel_err};
 
 /// Eigenvalues (relative to each), scores (relative to each column's largest
 /// magnitude, up to the column's sign) and anomaly scores (relative to their
@@ -28,39 +29,14 @@ fn rows(values: &[f64], d: usize) -> Dataset<'static> {
 }
 
 /// Largest relative difference of two score matrices, each column compared
-/// up to its sign (NaN propagates).
+/// up to its sign; NaN when any entry of either is NaN.
 fn score_err(a: &[f64], b: &[f64], k: usize) -> f64 {
-    let mut worst = 0.0f64;
-    for l in 0..k {
-        let col = |v: &[f64]| -> Vec<f64> { v.iter().skip(l).step_by(k).copied().collect() };
-        let (x, y) = (col(a), col(b));
-        let scale = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let same: f64 = x
-            .iter()
-            .zip(&y)
-            .map(|(p, q)| (p - q).abs())
-            .fold(0.0, f64::max);
-        let flip: f64 = x
-            .iter()
-            .zip(&y)
-            .map(|(p, q)| (p + q).abs())
-            .fold(0.0, f64::max);
-        let e = same.min(flip) / scale;
-        worst = if e.is_nan() || worst.is_nan() {
-            f64::NAN
-        } else {
-            worst.max(e)
-        };
-    }
-    worst
-}
-
-fn rel_err(a: &[f64], b: &[f64]) -> f64 {
-    let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    a.iter()
-        .zip(b)
-        .map(|(p, q)| (p - q).abs() / scale)
-        .fold(0.0, |m, e| if e.is_nan() { f64::NAN } else { m.max(e) })
+    let col = |v: &[f64], l: usize| -> Vec<f64> { v.iter().skip(l).step_by(k).copied().collect() };
+    max_of((0..k).map(|l| {
+        let (x, y) = (col(a, l), col(b, l));
+        let flipped: Vec<f64> = x.iter().map(|v| -v).collect();
+        nan_min(rel_err(&x, &y), rel_err(&flipped, &y))
+    }))
 }
 
 #[test]

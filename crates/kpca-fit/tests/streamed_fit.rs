@@ -5,6 +5,8 @@
 
 use kpca_fit::stream::{fit_nystrom, ChunkedRows, Pass, RowSource};
 use kpca_fit::{Dataset, FitError, FittedKpca, KernelPca, KernelSpec, Method, Nystrom};
+// max |a - b| / max |b|, NaN when any entry is NaN.
+use kpca_testkit::rel_err;
 
 /// Streamed against in-memory: relative to each quantity's scale. The chunked
 /// sums round differently from the one-block sums; nothing else differs.
@@ -23,22 +25,6 @@ fn mixture(n: usize, d: usize, seed: u64) -> Vec<f64> {
                 .collect::<Vec<_>>()
         })
         .collect()
-}
-
-/// max |a - b| / max |b| (NaN propagates).
-fn rel_err(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs() / scale)
-        .fold(0.0, |m: f64, e| {
-            if e.is_nan() || m.is_nan() {
-                f64::NAN
-            } else {
-                m.max(e)
-            }
-        })
 }
 
 /// Every output that both fits have, compared (signs included: no flip).

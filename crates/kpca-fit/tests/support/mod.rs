@@ -73,45 +73,10 @@ pub fn kernel_of(fx: &Value) -> KernelSpec {
     spec
 }
 
-/// The larger of `a` and `b`, NaN when either is NaN. `f64::max` returns the
-/// other operand for a NaN, so a fold with it would let a NaN error pass.
-pub fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-/// The largest of `values` (0 for none), NaN when any is NaN.
-pub fn max_of(values: impl IntoIterator<Item = f64>) -> f64 {
-    values.into_iter().fold(0.0, nan_max)
-}
-
-/// Max over columns of max_i |got - want| / (max_i |want| of that column); NaN
-/// when any entry of either is NaN.
-pub fn col_rel_err(got: &[f64], want: &[f64], k: usize) -> f64 {
-    assert_eq!(got.len(), want.len(), "shapes differ");
-    max_of((0..k).map(|l| {
-        let scale = max_of(want.iter().skip(l).step_by(k).map(|v| v.abs()));
-        let err = max_of(
-            got.iter()
-                .zip(want)
-                .skip(l)
-                .step_by(k)
-                .map(|(g, w)| (g - w).abs()),
-        );
-        err / scale.max(f64::MIN_POSITIVE)
-    }))
-}
-
-/// max |got - want| / max |want|; NaN when any entry of either is NaN.
-pub fn rel_err(got: &[f64], want: &[f64]) -> f64 {
-    assert_eq!(got.len(), want.len(), "lengths differ");
-    let scale = max_of(want.iter().map(|v| v.abs()));
-    let err = max_of(got.iter().zip(want).map(|(g, w)| (g - w).abs()));
-    err / scale.max(f64::MIN_POSITIVE)
-}
+// The NaN-propagating folds and error measures every test shares (each test
+// binary uses some of them).
+#[allow(unused_imports)]
+pub use kpca_testkit::{col_rel_err, max_of, nan_max, rel_err};
 
 /// A 4-byte-aligned copy of a blob (Vec<u8> is only 1-byte aligned in principle).
 pub struct Aligned {
