@@ -177,9 +177,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     //    into a fixed-capacity owned model (as a device that received the blob
     //    into a buffer would).
     let (worst, scale) = run_detector(&fitted, aligned.bytes(), &recordings)?;
-    let rel = worst / scale.max(f64::MIN_POSITIVE);
+    let rel = worst / nan_max(scale, f64::MIN_POSITIVE);
     println!("\ndevice (f32) vs fit (f64) scores over the test data: largest difference {rel:.2e} of their scale");
-    if rel > 1e-4 {
+    // Written so that a NaN difference fails too.
+    if !(rel <= 1e-4) {
         return Err(format!("the device's scores differ from the fit's by {rel:e}").into());
     }
     Ok(())
@@ -211,8 +212,8 @@ fn run_detector(
         for (sample, fit_score) in r.samples.iter().zip(fit_scores) {
             let x = sample.map(|v| v as f32);
             let s = detector.update(&x, &mut y)?;
-            worst = worst.max((s.score as f64 - fit_score).abs());
-            scale = scale.max(fit_score.abs());
+            worst = nan_max(worst, (s.score as f64 - fit_score).abs());
+            scale = nan_max(scale, fit_score.abs());
             entry.0 += usize::from(s.anomalous);
             entry.1 += 1;
             alarm |= s.alarm;
@@ -227,4 +228,13 @@ fn run_detector(
         );
     }
     Ok((worst, scale))
+}
+
+/// max(a, b) that keeps a NaN from either side (f64::max would drop it).
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
 }

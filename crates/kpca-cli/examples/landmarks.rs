@@ -50,16 +50,16 @@ fn score_err(a: &[f64], b: &[f64]) -> f64 {
         .map(|l| {
             let col = |v: &[f64]| v.iter().skip(l).step_by(K).copied().collect::<Vec<_>>();
             let (x, y) = (col(a), col(b));
-            let scale = y.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let scale = y.iter().fold(0.0f64, |m, v| nan_max(m, v.abs()));
             let err = |s: f64| {
                 x.iter()
                     .zip(&y)
                     .map(|(p, q)| (p - s * q).abs())
-                    .fold(0.0, f64::max)
+                    .fold(0.0, nan_max)
             };
-            err(1.0).min(err(-1.0)) / scale
+            nan_min(err(1.0), err(-1.0)) / scale
         })
-        .fold(0.0, f64::max)
+        .fold(0.0, nan_max)
 }
 
 fn main() {
@@ -104,7 +104,7 @@ fn main() {
                     .iter()
                     .zip(full.eigenvalues())
                     .map(|(a, b)| (a - b).abs() / b)
-                    .fold(0.0, f64::max);
+                    .fold(0.0, nan_max);
                 sc += score_err(&f.transform(&test).expect("transform"), &full_scores);
                 auc += roc_auc(&f.anomaly_score(&test).expect("scores"), &labels).expect("auc");
             }
@@ -116,5 +116,23 @@ fn main() {
                 auc / n
             );
         }
+    }
+}
+
+/// max(a, b) that keeps a NaN from either side (f64::max would drop it).
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// min(a, b) that keeps a NaN from either side.
+fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
     }
 }
