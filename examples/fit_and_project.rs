@@ -180,7 +180,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let rel = worst / nan_max(scale, f64::MIN_POSITIVE);
     println!("\ndevice (f32) vs fit (f64) scores over the test data: largest difference {rel:.2e} of their scale");
     // Written so that a NaN difference fails too.
-    if !(rel <= 1e-4) {
+    if rel.is_nan() || rel > 1e-4 {
         return Err(format!("the device's scores differ from the fit's by {rel:e}").into());
     }
     Ok(())
