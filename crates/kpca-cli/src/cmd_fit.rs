@@ -13,8 +13,8 @@ use crate::output::{float_text, is_stdout, output_name, write_output, Console};
 use crate::table::{read_indices, read_table, Source, Table};
 use clap::{Args, ValueEnum};
 use kpca_fit::{
-    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
-    SolverReport, ValidKernelPcaParams,
+    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, ModelBlob, Nystrom,
+    Solver, SolverReport, ValidKernelPcaParams,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -537,7 +537,7 @@ fn fit_hints(
     fitted: &FittedKpca,
     table: &Table<f64>,
     stats: &ColumnStats,
-    blob: &[u8],
+    blob: &ModelBlob,
 ) -> Vec<String> {
     let blob_len = blob.len();
     let standardized = fitted.standardization().is_some();
@@ -569,9 +569,7 @@ fn fit_hints(
         n_components: k,
         // The blob's input map: the standardisation, or the centre that rbf
         // and laplacian models are stored relative to.
-        standardized: kpca_core::format::Header::parse(blob)
-            .map(|h| h.is_standardized())
-            .unwrap_or(false),
+        standardized: blob.model().is_standardized(),
         nystrom: Some(!matches!(fitted.method(), Method::Full)),
     }));
     out
@@ -604,7 +602,7 @@ pub(crate) fn print_report(
     args: &FitArgs,
     console: &Console,
     fitted: &FittedKpca,
-    blob: &[u8],
+    blob: &ModelBlob,
 ) -> CliResult<()> {
     for w in fitted.warnings() {
         console.warning(&w.to_string());
@@ -653,7 +651,7 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let blob = fitted
         .to_blob()
         .map_err(|e| device_failure(e, args, &table.name))?;
-    write_output(&args.output, &blob)?;
+    write_output(&args.output, blob.as_bytes())?;
     let train =
         Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
     fit_heads::write_report(args, &fitted, Some(&train))?;

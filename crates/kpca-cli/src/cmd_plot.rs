@@ -159,7 +159,7 @@ pub fn run(args: &PlotArgs) -> CliResult<()> {
     let to_stdout = is_stdout(&args.output) || args.scree_output.as_deref().is_some_and(is_stdout);
     let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     let version = Header::read(file.bytes()).map_or(1, |h| h.version);
     let table = read_rows_for(&model, &args.input)?;
     let (coords, scores) = project_rows(&model, &table)?;

@@ -103,7 +103,7 @@ pub fn run(args: &PredictArgs) -> CliResult<()> {
         ));
     }
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     let t = model.n_targets();
     if t == 0 {
         return Err(CliError::input(format!(

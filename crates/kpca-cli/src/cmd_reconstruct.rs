@@ -112,7 +112,7 @@ impl Expansion {
 pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     check_one_stdin(&args.model, &args.input)?;
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     if model.n_preimage_rows() == 0 {
         return Err(CliError::input(format!(
             "{}: the model has no pre-image section: fit it with `kpca fit ... \

@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use kpca_core::model::ModelRef;
+use kpca_fit::ModelBlob;
 use std::path::Path;
 
 /// Projections of the streamed model against the in-memory one, relative to
@@ -66,11 +66,8 @@ fn fit_lines(stdout: &str) -> Vec<String> {
 /// Largest difference of the two models' projections and anomaly scores
 /// over `rows`, relative to each output's largest magnitude (NaN propagates).
 fn model_difference(a: &Path, b: &Path, rows: &[Vec<f64>]) -> f32 {
-    let (ba, bb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
-    let (ma, mb) = (
-        ModelRef::from_bytes(&ba).unwrap(),
-        ModelRef::from_bytes(&bb).unwrap(),
-    );
+    let (ba, bb) = (ModelBlob::read(a).unwrap(), ModelBlob::read(b).unwrap());
+    let (ma, mb) = (ba.model(), bb.model());
     let k = ma.n_components();
     let (mut diff, mut scale) = (vec![0.0f32; k + 1], vec![0.0f32; k + 1]);
     for row in rows.iter().step_by(97) {

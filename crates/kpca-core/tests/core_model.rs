@@ -3,7 +3,7 @@
 
 use kpca_testkit as common;
 
-use common::{all_kernels, AlignedBlob, Lcg, TestModel};
+use common::{all_kernels, AlignedBytes, Lcg, TestModel};
 use kpca_core::format::{blob_len_for, HEADER_LEN};
 use kpca_core::{Error, Header, Kernel, KernelId, ModelRef, OwnedModel};
 
@@ -284,7 +284,7 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
     let step = if cfg!(miri) { 11 } else { 1 };
     for flip in (0..8 * HEADER_LEN).step_by(step) {
         let (i, bit) = (flip / 8, flip % 8);
-        let mut b = AlignedBlob::from_bytes(&blob);
+        let mut b = AlignedBytes::from_bytes(&blob);
         b[i] ^= 1 << bit;
         fix_crc(&mut b);
         match ModelRef::from_bytes(&b) {
@@ -525,7 +525,7 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
             ..model.parts()
         };
         let view = ModelRef::from_parts(parts).unwrap();
-        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        let mut blob = AlignedBytes::zeroed(view.blob_len());
         view.write_to(&mut blob).unwrap();
         let loaded = ModelRef::from_bytes(&blob).unwrap();
         assert_eq!(loaded.fit_info(), fit);
@@ -623,7 +623,7 @@ fn linear_map_flag_is_checked_and_kept() {
         };
         let view = ModelRef::from_parts(parts).unwrap();
         assert!(view.is_linear_map());
-        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        let mut blob = AlignedBytes::zeroed(view.blob_len());
         view.write_to(&mut blob).unwrap();
         let h = Header::parse(&blob).unwrap();
         assert_eq!(h.flags & FLAG_LINEAR_MAP, FLAG_LINEAR_MAP);
