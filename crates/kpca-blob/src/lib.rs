@@ -327,6 +327,6 @@ mod tests {
         let last = bad.len() - 1;
         bad[last] ^= 1;
         assert_eq!(ModelBlob::from_aligned(bad).err(), Some(Error::CrcMismatch));
-        assert_eq!(ModelBlob::from_bytes(&[0; 8]).err(), Some(Error::Truncated));
+        assert_eq!(ModelBlob::from_bytes(&[0; 8]).err(), Some(Error::BadMagic));
     }
 }

@@ -103,24 +103,8 @@ fn blob_round_trip_is_exact_and_zero_copy() {
     }
 }
 
-/// A blob in a 4-aligned buffer (Vec<u32> backing).
-fn aligned(bytes: &[u8]) -> (Vec<u32>, usize) {
-    let mut words = vec![0u32; bytes.len().div_ceil(4) + 1];
-    let buf: &mut [u8] = bytemuck_bytes(&mut words);
-    buf[..bytes.len()].copy_from_slice(bytes);
-    (words, bytes.len())
-}
-
-fn bytemuck_bytes(words: &mut [u32]) -> &mut [u8] {
-    let len = words.len() * 4;
-    // SAFETY: u32 storage reinterpreted as bytes (any bit pattern valid, alignment 1).
-    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) }
-}
-
 fn load(bytes: &[u8]) -> Result<(), Error> {
-    let (mut words, len) = aligned(bytes);
-    let buf = bytemuck_bytes(&mut words);
-    ModelRef::from_bytes(&buf[..len]).map(|_| ())
+    ModelRef::from_bytes(&AlignedBytes::from_bytes(bytes)).map(|_| ())
 }
 
 /// Rewrites the CRC after a deliberate header edit, so the edit itself is tested.
@@ -227,10 +211,9 @@ fn every_kind_of_bad_blob_has_its_own_error() {
         Err(Error::InconsistentModel)
     );
     // Misaligned start.
-    let (mut words, len) = aligned(&[&[0u8][..], &blob[..]].concat());
-    let buf = bytemuck_bytes(&mut words);
+    let buf = AlignedBytes::from_bytes(&[&[0u8][..], &blob[..]].concat());
     assert_eq!(
-        ModelRef::from_bytes(&buf[1..len]).map(|_| ()).unwrap_err(),
+        ModelRef::from_bytes(&buf[1..]).map(|_| ()).unwrap_err(),
         Error::Misaligned
     );
 }
@@ -576,9 +559,8 @@ fn format_1_blobs_load_without_a_fit_record() {
     let model = TestModel::random(Kernel::Laplacian { gamma: 0.3 }, 5, 7, 3, true, 9);
     let v2 = model.blob();
     let v1 = edited(&v2, 4, &1u16.to_le_bytes());
-    let (mut words, len) = aligned(&v1);
-    let bytes = bytemuck_bytes(&mut words);
-    let loaded = ModelRef::from_bytes(&bytes[..len]).unwrap();
+    let bytes = AlignedBytes::from_bytes(&v1);
+    let loaded = ModelRef::from_bytes(&bytes).unwrap();
     assert_eq!(loaded.fit_info(), kpca_core::FitInfo::NOT_RECORDED);
     assert_eq!(loaded.total_variance(), None);
     let x = [0.4f32, -1.0, 0.2, 0.8, 0.1];

@@ -245,6 +245,13 @@ fn blobs_with_sections_round_trip_exactly() {
             assert_ne!(header.flags & FLAG_SECTIONS, 0);
             let loaded = ModelRef::from_bytes(&blob).expect("loads");
             assert_eq!(loaded.heads(), heads);
+            // The writer's record of the blob is the loader's, pointer for pointer.
+            let written = view.record_in(&blob).expect("the written layout");
+            assert_eq!(format!("{written:?}"), format!("{:?}", loaded.as_raw()));
+            assert_eq!(
+                view.record_in(&blob[..8]).err(),
+                Some(Error::LengthMismatch)
+            );
             let x = [0.3f32, -0.2, 0.9, 0.0, 1.1];
             let (mut a, mut b) = ([0.0f32; 5], [0.0f32; 5]);
             if heads.preimage.is_some() {
