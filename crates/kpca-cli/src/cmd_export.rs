@@ -145,7 +145,7 @@ pub fn run(args: &ExportArgs) -> CliResult<()> {
     let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
     let model = file.model();
-    let info = info_from_model(&model, &file.name);
+    let info = info_from_model(model, &file.name);
     if to_stdout {
         let bytes = export_single(file.blob(), &info, args.format, &args.name)?;
         write_stdout(&bytes)?;
@@ -171,7 +171,7 @@ pub fn run(args: &ExportArgs) -> CliResult<()> {
         model.n_components(),
         file.bytes().len()
     ))?;
-    if let Some(hint) = hints::flash_hint(&ModelShape::of(&model)) {
+    if let Some(hint) = hints::flash_hint(&ModelShape::of(model)) {
         console.hint(&hint);
     }
     Ok(())

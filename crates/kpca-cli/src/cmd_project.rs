@@ -52,8 +52,8 @@ pub fn run(args: &ProjectArgs) -> CliResult<()> {
     check_one_stdin(&args.model, &args.input)?;
     let file = ModelFile::read(&args.model)?;
     let model = file.model();
-    let table = read_rows_for(&model, &args.input)?;
-    let (coords, scores) = project_rows(&model, &table)?;
+    let table = read_rows_for(model, &args.input)?;
+    let (coords, scores) = project_rows(model, &table)?;
     let k = model.n_components();
     let mut sink = Sink::create(&args.output)?;
     if args.header {

@@ -122,9 +122,9 @@ pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     }
     let expansion = match args.iterate {
         0 => None,
-        _ => Some(Expansion::of(&model, &file.name)?),
+        _ => Some(Expansion::of(model, &file.name)?),
     };
-    let table = read_rows_for(&model, &args.input)?;
+    let table = read_rows_for(model, &args.input)?;
     let d = model.dim();
     let mut sink = Sink::create(&args.output)?;
     if args.header {

@@ -114,17 +114,17 @@ fn device_fit_matches_sklearn_on_every_full_fixture() {
         assert_eq!(model.fit_info().n_train as usize, n, "{name}");
         let eig = eig_err(model.eigenvalues(), &vec1(&fx["eigenvalues"]));
         assert!(eig <= EIG_REL_TOL, "{name}: eigenvalues {eig:e}");
-        let (ys, es) = evaluate(&model, &xt);
+        let (ys, es) = evaluate(model, &xt);
         let coord = col_rel_err(&ys, &mat(&fx["test_scores"]).0, k);
         assert!(coord <= COORD_REL_TOL, "{name}: coordinates {coord:e}");
         let e_ref = vec1(&fx["test_anomaly_scores"]);
-        let scale = score_scale(&model, &e_ref, &xt);
+        let scale = score_scale(model, &e_ref, &xt);
         let score = max_of(es.iter().zip(&e_ref).map(|(g, w)| (g - w).abs())) / scale;
         assert!(score <= SCORE_REL_TOL, "{name}: anomaly scores {score:e}");
         let train_ref = vec1(&fx["train_anomaly_scores"]);
         let t_ref = kpca_fit::quantile(&train_ref, 1.0 - f64::from(RATE)).expect("quantile");
         let t_err =
-            (f64::from(model.threshold()) - t_ref).abs() / score_scale(&model, &train_ref, &x);
+            (f64::from(model.threshold()) - t_ref).abs() / score_scale(model, &train_ref, &x);
         assert!(
             t_err <= SCORE_REL_TOL,
             "{name}: threshold {} vs {t_ref} ({t_err:e})",
@@ -171,11 +171,11 @@ fn standardised_device_fit_matches_the_host_fit() {
         let eig = eig_err(model.eigenvalues(), host.eigenvalues());
         assert!(eig <= EIG_REL_TOL, "{name}: eigenvalues {eig:e}");
         let test = Dataset::new(xt64.clone(), d).expect("dataset");
-        let (ys, es) = evaluate(&model, &xt);
+        let (ys, es) = evaluate(model, &xt);
         let coord = col_rel_err(&ys, &host.transform(&test).expect("transform"), k);
         assert!(coord <= COORD_REL_TOL, "{name}: coordinates {coord:e}");
         let e_ref = host.anomaly_score(&test).expect("scores");
-        let scale = score_scale(&model, &e_ref, &xt);
+        let scale = score_scale(model, &e_ref, &xt);
         let score = max_of(es.iter().zip(&e_ref).map(|(g, w)| (g - w).abs())) / scale;
         assert!(score <= SCORE_REL_TOL, "{name}: anomaly scores {score:e}");
         let t_err = (f64::from(model.threshold()) - host.threshold()).abs() / host.threshold();

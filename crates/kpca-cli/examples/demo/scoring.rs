@@ -84,7 +84,7 @@ pub struct Scores {
 pub fn score_test(model: &DemoModel, test: &[Window], labels: &[bool]) -> CliResult<Scores> {
     let device = model.file.model();
     let vectors = test_vectors(test);
-    let (coords, scores) = project_rows(&device, &vectors)?;
+    let (coords, scores) = project_rows(device, &vectors)?;
     let threshold = device.threshold();
     let scores64: Vec<f64> = scores.iter().map(|&s| f64::from(s)).collect();
     let auc = roc_auc(&scores64, labels)
