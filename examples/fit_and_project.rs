@@ -15,7 +15,7 @@
 //! 3. writes the device model blob to `OUT_DIR/walking.kpca` (default
 //!    `$CARGO_TARGET_DIR/examples-out`, else `target/examples-out` at the
 //!    repository root) and prints its size;
-//! 4. reads the file back, loads it in place with `kpca::ModelRef::from_bytes`
+//! 4. reads the file back into a `kpca::fit::ModelBlob` (aligned, validated once)
 //!    and projects one test sample, next to the f64 fit's result;
 //! 5. copies the blob into a fixed-capacity `kpca::OwnedModel<6, 64, 4>`, runs
 //!    the debounced detector of `no_std_detector` over every test recording and
@@ -25,7 +25,7 @@
 //! Exits with an error when the device's f32 results differ from the fit's f64
 //! results by more than 1e-4 of their scale.
 
-use kpca::fit::{Dataset, KernelPca, KernelSpec, Nystrom};
+use kpca::fit::{Dataset, KernelPca, KernelSpec, ModelBlob, Nystrom};
 use no_std_detector::{copy_to_ram, Detector};
 use std::collections::BTreeMap;
 use std::error::Error;
@@ -78,33 +78,6 @@ fn read_recordings(path: &Path) -> Result<Vec<Recording>, Box<dyn Error>> {
     Ok(by_case.into_values().collect())
 }
 
-/// A copy of a blob at a 4-byte-aligned address: the loader reads the blob's
-/// floats in place and refuses a misaligned one (`Error::Misaligned`); a
-/// `Vec<u8>` promises only 1-byte alignment. On a device the blob is a
-/// 4-aligned `static` instead (`no_std_detector::Aligned`).
-struct AlignedBlob {
-    storage: Vec<u8>,
-    offset: usize,
-    len: usize,
-}
-
-impl AlignedBlob {
-    fn new(bytes: &[u8]) -> Self {
-        let mut storage = vec![0u8; bytes.len() + 3];
-        let offset = storage.as_ptr().align_offset(4);
-        storage[offset..offset + bytes.len()].copy_from_slice(bytes);
-        AlignedBlob {
-            storage,
-            offset,
-            len: bytes.len(),
-        }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        &self.storage[self.offset..self.offset + self.len]
-    }
-}
-
 fn main() -> Result<(), Box<dyn Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -151,13 +124,15 @@ fn main() -> Result<(), Box<dyn Error>> {
     let blob = fitted.to_blob()?;
     std::fs::create_dir_all(&out_dir)?;
     let blob_path = out_dir.join("walking.kpca");
-    std::fs::write(&blob_path, &blob)?;
+    std::fs::write(&blob_path, blob.as_bytes())?;
     println!("model: {} bytes -> {}", blob.len(), blob_path.display());
 
-    // 4. Load it as the device does and project one test sample.
-    let stored = std::fs::read(&blob_path)?;
-    let aligned = AlignedBlob::new(&stored);
-    let view = kpca::ModelRef::from_bytes(aligned.bytes())?;
+    // 4. Read it back (one copy to 4-byte-aligned memory, which the loader
+    // needs, and the core's full check, as the device's load does) and
+    // project one test sample. On a device the blob is a 4-aligned `static`
+    // instead (`no_std_detector::Aligned`).
+    let stored = ModelBlob::read(&blob_path)?;
+    let view = stored.model();
     let test = recordings
         .iter()
         .find(|r| r.split == "test" && r.label == NORMAL)
@@ -176,7 +151,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // 5. The no_std detector over every test recording, with the model copied
     //    into a fixed-capacity owned model (as a device that received the blob
     //    into a buffer would).
-    let (worst, scale) = run_detector(&fitted, aligned.bytes(), &recordings)?;
+    let (worst, scale) = run_detector(&fitted, stored.as_bytes(), &recordings)?;
     let rel = worst / nan_max(scale, f64::MIN_POSITIVE);
     println!("\ndevice (f32) vs fit (f64) scores over the test data: largest difference {rel:.2e} of their scale");
     // Written so that a NaN difference fails too.

@@ -5,11 +5,10 @@
 //! The reference is scikit-learn's KernelPCA (testdata/fixtures, made by
 //! scripts/make_fixtures.py), signs included.
 
+use kpca::fit::ModelBlob;
 use kpca::fit::{Dataset, KernelPca, KernelSpec};
 use kpca_capi::{kpca_model, kpca_model_from_bytes, kpca_project_and_score, KPCA_OK};
-use kpca_testkit::{fixture_dir, AlignedBlob};
-// NaN-propagating error measures (a NaN anywhere fails the tolerance).
-use kpca_testkit::{col_rel_err, rel_err};
+use kpca_testkit::{col_rel_err, fixture_dir, rel_err};
 use serde_json::Value;
 
 /// Out-of-sample coordinates of the f32 device path against scikit-learn's,
@@ -40,7 +39,8 @@ fn flat(v: &Value) -> Vec<f64> {
 }
 
 /// The device's coordinates and scores of every row, through the C ABI.
-fn through_c_abi(blob: &AlignedBlob, x: &[f32], d: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
+fn through_c_abi(blob: &ModelBlob, x: &[f32], d: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
+    let blob = blob.as_bytes();
     let mut model = std::mem::MaybeUninit::<kpca_model>::zeroed();
     // SAFETY: `model` is writable storage for one kpca_model; `blob` holds
     // blob.len() readable bytes, 4-byte aligned, and outlives every call below.
@@ -71,10 +71,10 @@ fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
         .n_components(k)
         .fit(&Dataset::new(train, d).expect("dataset"))
         .expect("host fit");
-    let blob = AlignedBlob::from_bytes(&fitted.to_blob().expect("blob"));
+    let blob = fitted.to_blob().expect("blob");
 
     // The core, through the crate a user adds.
-    let model = kpca::ModelRef::from_bytes(&blob).expect("the written blob loads");
+    let model = kpca::ModelRef::from_bytes(blob.as_bytes()).expect("the written blob loads");
     assert_eq!((model.dim(), model.n_components()), (d, k));
     let x: Vec<f32> = flat(&fx["x_test"]).iter().map(|&v| v as f32).collect();
     let mut core_y = Vec::new();
@@ -131,6 +131,10 @@ fn exported_sources_carry_the_same_blob() {
             .filter(|t| t.len() == 2)
             .map(|t| u8::from_str_radix(t, 16).expect("hex byte"))
             .collect();
-        assert_eq!(bytes, blob, "{what} source does not carry the blob");
+        assert_eq!(
+            bytes,
+            blob.as_bytes(),
+            "{what} source does not carry the blob"
+        );
     }
 }

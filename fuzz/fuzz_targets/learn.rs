@@ -14,18 +14,17 @@ use core::ffi::c_void;
 use kpca_core::learn::{fit, fit_sizes, recalibrate, FitParams};
 use kpca_core::{FitMethod, Kernel, KernelId, ModelRef};
 use kpca_capi::{kpca_fit, kpca_fit_params, kpca_recalibrate, KPCA_OK};
+use kpca_blob::AlignedBytes;
 use kpca_fuzz::Values;
 use libfuzzer_sys::fuzz_target;
 
 /// A 4-byte-aligned byte buffer of `len` bytes (zeroed).
-fn aligned(len: usize) -> Vec<u32> {
-    vec![0u32; len.div_ceil(4)]
+fn aligned(len: usize) -> AlignedBytes {
+    AlignedBytes::zeroed(len)
 }
 
-fn bytes(v: &mut [u32]) -> &mut [u8] {
-    let len = v.len() * 4;
-    // SAFETY: a u32 buffer viewed as bytes; u8 has no alignment or validity rule.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len) }
+fn bytes(v: &mut AlignedBytes) -> &mut [u8] {
+    v.as_mut_bytes()
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -6,6 +6,7 @@
 //! byte 0 controls where the blob ends (see [`split_input`]), then the blob,
 //! then the bytes the input vectors and call options are decoded from.
 
+use kpca_blob::AlignedBytes;
 use kpca_core::{Error, Header, ModelRef, OwnedModel};
 
 pub use kpca_core::format::HEADER_LEN;
@@ -115,30 +116,25 @@ impl<'a> Values<'a> {
     }
 }
 
-/// A copy of some bytes at a chosen distance (0..3) past a 4-byte boundary.
+/// A copy of some bytes at a chosen distance (0..3) past a 4-byte boundary,
+/// in the workspace's aligned storage ([`AlignedBytes`]).
 pub struct Aligned {
-    buf: Vec<u8>,
+    buf: AlignedBytes,
     start: usize,
-    len: usize,
 }
 
 impl Aligned {
     /// `bytes` copied to an address that is `misalign % 4` bytes past a 4-byte boundary.
     pub fn new(bytes: &[u8], misalign: usize) -> Aligned {
-        let mut buf = vec![0u8; bytes.len() + 8];
-        let addr = buf.as_ptr() as usize;
-        let start = (4 - addr % 4) % 4 + misalign % 4;
-        buf[start..start + bytes.len()].copy_from_slice(bytes);
-        Aligned {
-            buf,
-            start,
-            len: bytes.len(),
-        }
+        let start = misalign % 4;
+        let mut buf = AlignedBytes::zeroed(start + bytes.len());
+        buf[start..].copy_from_slice(bytes);
+        Aligned { buf, start }
     }
 
     /// The copy.
     pub fn bytes(&self) -> &[u8] {
-        &self.buf[self.start..self.start + self.len]
+        &self.buf[self.start..]
     }
 }
 

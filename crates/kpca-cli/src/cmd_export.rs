@@ -6,7 +6,7 @@ use crate::model_file::ModelFile;
 use crate::model_summary::{device_kernel_text, info_from_model};
 use crate::output::{ensure_dir, is_stdout, write_file, write_stdout, Console};
 use clap::{Args, ValueEnum};
-use kpca_fit::{export, ExportInfo, FitError};
+use kpca_fit::{export, ExportInfo, FitError, ModelBlob};
 use std::path::{Path, PathBuf};
 
 /// What to export.
@@ -79,7 +79,7 @@ fn check_file_name(name: &str) -> CliResult<()> {
 /// the Rust source, or for C the header followed by the source without its
 /// `#include "NAME.h"` line (one self-contained translation unit).
 pub fn export_single(
-    blob: &[u8],
+    blob: &ModelBlob,
     info: &ExportInfo,
     format: ExportFormat,
     name: &str,
@@ -87,7 +87,7 @@ pub fn export_single(
     match format {
         ExportFormat::Blob => {
             check_file_name(name)?;
-            Ok(blob.to_vec())
+            Ok(blob.as_bytes().to_vec())
         }
         ExportFormat::Rust => Ok(export::rust_source(blob, name)
             .map_err(export_error)?
@@ -106,7 +106,7 @@ pub fn export_single(
 
 /// Writes the export of `blob` into `dir`; returns the files written.
 pub fn export_blob(
-    blob: &[u8],
+    blob: &ModelBlob,
     info: &ExportInfo,
     format: ExportFormat,
     name: &str,
@@ -132,7 +132,7 @@ pub fn export_blob(
         ExportFormat::Blob => {
             check_file_name(name)?;
             let path = dir.join(format!("{name}.kpca"));
-            write_file(&path, blob)?;
+            write_file(&path, blob.as_bytes())?;
             written.push(path);
         }
     }
@@ -144,15 +144,15 @@ pub fn run(args: &ExportArgs) -> CliResult<()> {
     let to_stdout = is_stdout(&args.output_dir);
     let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
-    let info = info_from_model(&model, &file.name);
+    let model = file.model();
+    let info = info_from_model(model, &file.name);
     if to_stdout {
-        let bytes = export_single(file.bytes(), &info, args.format, &args.name)?;
+        let bytes = export_single(file.blob(), &info, args.format, &args.name)?;
         write_stdout(&bytes)?;
         console.report(&format!("wrote <stdout> ({} bytes)", bytes.len()))?;
     } else {
         let written = export_blob(
-            file.bytes(),
+            file.blob(),
             &info,
             args.format,
             &args.name,
@@ -171,7 +171,7 @@ pub fn run(args: &ExportArgs) -> CliResult<()> {
         model.n_components(),
         file.bytes().len()
     ))?;
-    if let Some(hint) = hints::flash_hint(&ModelShape::of(&model)) {
+    if let Some(hint) = hints::flash_hint(&ModelShape::of(model)) {
         console.hint(&hint);
     }
     Ok(())

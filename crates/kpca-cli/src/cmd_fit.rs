@@ -13,7 +13,7 @@ use crate::fit_steps::{device_failure, fit_failure, fit_params, print_report, re
 use crate::hints::{self, KernelFacts, ModelShape};
 use crate::output::{is_stdout, write_output, Console};
 use crate::table::{read_table, Table};
-use kpca_fit::{Dataset, FittedKpca, KernelKind, Method};
+use kpca_fit::{Dataset, FittedKpca, KernelKind, Method, ModelBlob};
 use std::time::{Duration, Instant};
 
 /// The arguments, defined in [`crate::fit_args`] (here too, for the paths
@@ -91,7 +91,7 @@ fn fit_hints(
     fitted: &FittedKpca,
     table: &Table<f64>,
     stats: &ColumnStats,
-    blob: &[u8],
+    blob: &ModelBlob,
 ) -> Vec<String> {
     let blob_len = blob.len();
     let standardized = fitted.standardization().is_some();
@@ -123,9 +123,7 @@ fn fit_hints(
         n_components: k,
         // The blob's input map: the standardisation, or the centre that rbf
         // and laplacian models are stored relative to.
-        standardized: kpca_core::format::Header::parse(blob)
-            .map(|h| h.is_standardized())
-            .unwrap_or(false),
+        standardized: blob.model().is_standardized(),
         nystrom: Some(!matches!(fitted.method(), Method::Full)),
     }));
     out
@@ -180,7 +178,7 @@ pub fn run(args: &FitArgs) -> CliResult<()> {
     let blob = fitted
         .to_blob()
         .map_err(|e| device_failure(e, args, &table.name))?;
-    write_output(&args.output, &blob)?;
+    write_output(&args.output, blob.as_bytes())?;
     let train =
         Dataset::new(&table.values[..], table.n_cols).map_err(|e| fit_error(e, &table.name))?;
     fit_heads::write_report(args, &fitted, Some(&train))?;

@@ -133,7 +133,7 @@ pub fn run(args: &FitArgs, console: &Console, start: Instant) -> CliResult<()> {
     let blob = fitted
         .to_blob()
         .map_err(|e| device_failure(e, args, &name))?;
-    write_output(&args.output, &blob)?;
+    write_output(&args.output, blob.as_bytes())?;
     fit_heads::write_report(args, &fitted, None)?;
     print_report(args, console, &fitted, &blob)?;
     console.report(&format!(

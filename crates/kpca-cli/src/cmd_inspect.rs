@@ -2,14 +2,15 @@
 
 use crate::error::{count, CliError, CliResult};
 use crate::hints::{self, ModelShape};
-use crate::model_file::ModelFile;
 use crate::model_summary::{device_kernel_text, variance_shares, VarianceBasis};
 use crate::output::{float_text, Console};
+use crate::table::Source;
 use clap::Args;
 use kpca_core::crc32::crc32;
 use kpca_core::format::HEADER_LEN;
 use kpca_core::Header;
 use kpca_core::{FitMethod, KernelId, ModelRef};
+use kpca_fit::ModelBlob;
 use std::path::PathBuf;
 
 /// Arguments of `kpca inspect`.
@@ -237,18 +238,22 @@ fn describe_damaged(out: &Console, bytes: &[u8], h: &Header) -> CliResult<()> {
 /// Runs `kpca inspect`.
 pub fn run(args: &InspectArgs) -> CliResult<()> {
     let out = Console::new(false, args.quiet);
-    let file = ModelFile::read(&args.model)?;
-    let bytes = file.bytes();
-    out.report(&format!("model: {}", file.name))?;
+    // The raw bytes, so that a damaged file can still be described.
+    let source = Source::from_arg(&args.model);
+    let raw = source.read_all()?;
+    let bytes = &raw[..];
+    let name = source.name();
+    out.report(&format!("model: {name}"))?;
     out.report(&format!("size: {} bytes", bytes.len()))?;
-    match ModelRef::from_bytes(bytes) {
-        Ok(model) => {
+    match ModelBlob::from_bytes(bytes) {
+        Ok(blob) => {
+            let model = blob.model();
             let crc = u32_at(bytes, bytes.len().saturating_sub(4)).unwrap_or(0);
-            let version = Header::read(bytes).map_or(Header::of(&model).version, |h| h.version);
+            let version = Header::read(bytes).map_or(Header::of(model).version, |h| h.version);
             out.report(&format!("format: version {version}, CRC-32 0x{crc:08x}"))?;
-            print_valid(&out, &model, bytes.len(), version)?;
+            print_valid(&out, model, bytes.len(), version)?;
             out.report("check: OK (CRC-32 matches; header, dimensions, kernel and values valid)")?;
-            if let Some(hint) = hints::flash_hint(&ModelShape::of(&model)) {
+            if let Some(hint) = hints::flash_hint(&ModelShape::of(model)) {
                 out.hint(&hint);
             }
             Ok(())
@@ -264,8 +269,7 @@ pub fn run(args: &InspectArgs) -> CliResult<()> {
                 e
             ))?;
             Err(CliError::input(format!(
-                "{}: not a valid kpca model: {e}",
-                file.name
+                "{name}: not a valid kpca model: {e}"
             )))
         }
     }

@@ -159,10 +159,10 @@ pub fn run(args: &PlotArgs) -> CliResult<()> {
     let to_stdout = is_stdout(&args.output) || args.scree_output.as_deref().is_some_and(is_stdout);
     let console = Console::new(to_stdout, args.quiet);
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     let version = Header::read(file.bytes()).map_or(1, |h| h.version);
-    let table = read_rows_for(&model, &args.input)?;
-    let (coords, scores) = project_rows(&model, &table)?;
+    let table = read_rows_for(model, &args.input)?;
+    let (coords, scores) = project_rows(model, &table)?;
     let k = model.n_components();
     let (points, axes) = scatter_points(&coords, &scores, k);
     let labels = match &args.labels {
@@ -177,7 +177,7 @@ pub fn run(args: &PlotArgs) -> CliResult<()> {
     let anomaly_groups = group_by_label(&by_row, labels.as_deref());
     let threshold = Some(model.threshold()).filter(|&t| t > 0.0);
     let anomaly_title = anomaly_title(&scores, threshold);
-    let (shares, scree_y, note) = scree_shares(&model, version, &table.values, &coords, &scores);
+    let (shares, scree_y, note) = scree_shares(model, version, &table.values, &coords, &scores);
     let scatter_title = format!(
         "kernel PCA ({}), {}",
         model.kernel().id().name(),

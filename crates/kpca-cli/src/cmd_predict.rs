@@ -103,7 +103,7 @@ pub fn run(args: &PredictArgs) -> CliResult<()> {
         ));
     }
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     let t = model.n_targets();
     if t == 0 {
         return Err(CliError::input(format!(
@@ -111,7 +111,7 @@ pub fn run(args: &PredictArgs) -> CliResult<()> {
             file.name
         )));
     }
-    let table = read_rows_for(&model, &args.input)?;
+    let table = read_rows_for(model, &args.input)?;
     let mut sink = Sink::create(&args.output)?;
     if args.header {
         let names: Vec<String> = (1..=t).map(|j| format!("target{j}")).collect();

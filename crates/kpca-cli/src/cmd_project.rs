@@ -51,9 +51,9 @@ pub fn check_one_stdin(model: &std::path::Path, input: &std::path::Path) -> CliR
 pub fn run(args: &ProjectArgs) -> CliResult<()> {
     check_one_stdin(&args.model, &args.input)?;
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
-    let table = read_rows_for(&model, &args.input)?;
-    let (coords, scores) = project_rows(&model, &table)?;
+    let model = file.model();
+    let table = read_rows_for(model, &args.input)?;
+    let (coords, scores) = project_rows(model, &table)?;
     let k = model.n_components();
     let mut sink = Sink::create(&args.output)?;
     if args.header {

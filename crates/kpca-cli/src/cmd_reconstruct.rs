@@ -112,7 +112,7 @@ impl Expansion {
 pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     check_one_stdin(&args.model, &args.input)?;
     let file = ModelFile::read(&args.model)?;
-    let model = file.model()?;
+    let model = file.model();
     if model.n_preimage_rows() == 0 {
         return Err(CliError::input(format!(
             "{}: the model has no pre-image section: fit it with `kpca fit ... \
@@ -122,9 +122,9 @@ pub fn run(args: &ReconstructArgs) -> CliResult<()> {
     }
     let expansion = match args.iterate {
         0 => None,
-        _ => Some(Expansion::of(&model, &file.name)?),
+        _ => Some(Expansion::of(model, &file.name)?),
     };
-    let table = read_rows_for(&model, &args.input)?;
+    let table = read_rows_for(model, &args.input)?;
     let d = model.dim();
     let mut sink = Sink::create(&args.output)?;
     if args.header {

@@ -9,8 +9,8 @@ use crate::fit_checks;
 use crate::output::{float_text, output_name, Console};
 use crate::table::{read_indices, Source};
 use kpca_fit::{
-    FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, SolverReport,
-    ValidKernelPcaParams,
+    FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, ModelBlob, Nystrom,
+    SolverReport, ValidKernelPcaParams,
 };
 
 /// The kernel spec of the arguments (gamma unresolved when not given; degree
@@ -258,7 +258,7 @@ pub(crate) fn print_report(
     args: &FitArgs,
     console: &Console,
     fitted: &FittedKpca,
-    blob: &[u8],
+    blob: &ModelBlob,
 ) -> CliResult<()> {
     for w in fitted.warnings() {
         console.warning(&w.to_string());

@@ -1,60 +1,63 @@
-//! Loading a model blob from a file into 4-byte-aligned memory.
+//! A model file: read once, validated once, held as a [`ModelBlob`].
 
 use crate::error::{CliError, CliResult};
 use crate::table::Source;
 use kpca_core::ModelRef;
+use kpca_fit::ModelBlob;
 use std::path::Path;
 
-/// The bytes of a model file, held at a 4-byte-aligned address (as the core's
-/// zero-copy reader requires) without any unsafe code: the buffer has 3 spare
-/// bytes and the blob starts at the first aligned one.
+/// A validated model blob (aligned, with its view) and the name of the file
+/// it came from. Reading the file is its one copy to aligned memory and its
+/// one full check; [`ModelFile::model`] is O(1) afterwards.
 pub struct ModelFile {
-    buf: Vec<u8>,
-    start: usize,
-    len: usize,
+    blob: ModelBlob,
     /// The file name, for messages.
     pub name: String,
 }
 
 impl ModelFile {
-    /// Reads the file, or standard input for `-`.
+    /// Reads and validates the file, or standard input for `-`.
     pub fn read(path: &Path) -> CliResult<ModelFile> {
         let source = Source::from_arg(path);
         let bytes = source.read_all()?;
-        Ok(ModelFile::from_bytes(&bytes, source.name()))
+        ModelFile::from_bytes(&bytes, source.name())
     }
 
-    /// Copies `bytes` into aligned storage.
-    pub fn from_bytes(bytes: &[u8], name: String) -> ModelFile {
-        let mut buf = vec![0u8; bytes.len() + 3];
-        let start = buf.as_ptr().align_offset(4).min(3);
-        if let Some(dst) = buf.get_mut(start..start + bytes.len()) {
-            dst.copy_from_slice(bytes);
-        }
-        ModelFile {
-            buf,
-            start,
-            len: bytes.len(),
-            name,
+    /// Validates `bytes` (copied once to aligned memory), or a message naming
+    /// the file and the core's reason.
+    pub fn from_bytes(bytes: &[u8], name: String) -> CliResult<ModelFile> {
+        match ModelBlob::from_bytes(bytes) {
+            Ok(blob) => Ok(ModelFile { blob, name }),
+            Err(e) => Err(invalid_model(&name, e)),
         }
     }
 
-    /// The blob.
+    /// A blob that is already validated (a fit's [`kpca_fit::FittedKpca::to_blob`]).
+    pub fn from_blob(blob: ModelBlob, name: String) -> ModelFile {
+        ModelFile { blob, name }
+    }
+
+    /// The blob's bytes.
     pub fn bytes(&self) -> &[u8] {
-        self.buf
-            .get(self.start..self.start + self.len)
-            .unwrap_or(&[])
+        self.blob.as_bytes()
     }
 
-    /// The validated model, or a message naming the file and the core's reason.
-    pub fn model(&self) -> CliResult<ModelRef<'_>> {
-        ModelRef::from_bytes(self.bytes()).map_err(|e| {
-            CliError::input(format!(
-                "{}: not a valid kpca model: {e} (kpca status {} {:?})",
-                self.name,
-                e.code(),
-                e
-            ))
-        })
+    /// The validated blob.
+    pub fn blob(&self) -> &ModelBlob {
+        &self.blob
     }
+
+    /// The model (O(1): validated when the file was read).
+    pub fn model(&self) -> &ModelRef<'_> {
+        self.blob.model()
+    }
+}
+
+/// The message for a blob the core refuses: the file, the reason, the status.
+pub fn invalid_model(name: &str, e: kpca_core::Error) -> CliError {
+    CliError::input(format!(
+        "{name}: not a valid kpca model: {e} (kpca status {} {:?})",
+        e.code(),
+        e
+    ))
 }

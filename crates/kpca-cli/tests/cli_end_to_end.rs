@@ -115,9 +115,9 @@ fn parse_scores(text: &str) -> Vec<Vec<f32>> {
 }
 
 fn with_model<T>(blob: &[u8], f: impl FnOnce(ModelRef<'_>) -> T) -> T {
-    // ModelFile holds the blob at a 4-byte-aligned address, as from_bytes requires.
-    let file = kpca_cli::model_file::ModelFile::from_bytes(blob, "model".into());
-    f(file.model().expect("valid blob"))
+    // A ModelBlob holds the blob at a 4-byte-aligned address, validated once.
+    let blob = kpca_fit::ModelBlob::from_bytes(blob).expect("valid blob");
+    f(*blob.model())
 }
 
 struct Fixture {

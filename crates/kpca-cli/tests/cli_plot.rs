@@ -211,8 +211,8 @@ fn the_scree_of_a_format_1_model_says_its_shares_are_among_the_stored_components
 
 /// The device's anomaly scores of the test rows and the model's threshold.
 fn device_scores(blob: &[u8], test: &[Vec<f64>]) -> (Vec<f32>, f32) {
-    let file = kpca_cli::model_file::ModelFile::from_bytes(blob, "m".into());
-    let model: ModelRef<'_> = file.model().expect("a valid model");
+    let blob = kpca_fit::ModelBlob::from_bytes(blob).expect("a valid model");
+    let model: &ModelRef<'_> = blob.model();
     let mut y = vec![0.0f32; model.n_components()];
     let scores = test
         .iter()
@@ -283,7 +283,7 @@ fn a_model_without_threshold_says_so_in_the_anomaly_view() {
         .unwrap();
     let mut model = fitted.to_model().unwrap();
     model.threshold = 0.0;
-    std::fs::write(fx.path("nothr.kpca"), model.to_blob().unwrap()).unwrap();
+    std::fs::write(fx.path("nothr.kpca"), model.to_blob().unwrap().as_bytes()).unwrap();
     let (texts, svg) = fx.plot(&fx.p("nothr.kpca"), &fx.p("test.csv"), false);
     assert!(
         texts.contains("anomaly score by row (the model has no threshold)"),

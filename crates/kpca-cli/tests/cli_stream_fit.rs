@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use kpca_core::model::ModelRef;
+use kpca_fit::ModelBlob;
 use kpca_testkit::col_rel_err;
 use std::path::Path;
 
@@ -68,11 +68,8 @@ fn fit_lines(stdout: &str) -> Vec<String> {
 /// over `rows`, relative to each output's largest magnitude; NaN when any
 /// output of either model is NaN.
 fn model_difference(a: &Path, b: &Path, rows: &[Vec<f64>]) -> f64 {
-    let (ba, bb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
-    let (ma, mb) = (
-        ModelRef::from_bytes(&ba).unwrap(),
-        ModelRef::from_bytes(&bb).unwrap(),
-    );
+    let (ba, bb) = (ModelBlob::read(a).unwrap(), ModelBlob::read(b).unwrap());
+    let (ma, mb) = (ba.model(), bb.model());
     let k = ma.n_components();
     // Row-major outputs, k projections and the anomaly score per row.
     let (mut outs_a, mut outs_b) = (Vec::new(), Vec::new());

@@ -571,6 +571,48 @@ impl<'a> ModelRef<'a> {
         seal(out);
         Ok(total)
     }
+
+    /// The record of this model's blob once [`ModelRef::write_to`] has
+    /// written it into `blob`: [`ModelRef::as_raw`] with every section
+    /// pointer moved to where the writer put that section, in the writer's
+    /// order. No byte of `blob` is read: it must be 4-byte aligned
+    /// ([`Error::Misaligned`]) and exactly [`ModelRef::blob_len`] long
+    /// ([`Error::LengthMismatch`]). For a host type that owns the blob it
+    /// wrote and gives its view through [`ModelRef::from_raw`] without
+    /// validating the bytes again; the record describes a model only while
+    /// `blob` holds exactly what `write_to` wrote.
+    pub fn record_in(&self, blob: &[u8]) -> Result<RawModel, Error> {
+        if blob.len() != self.blob_len() {
+            return Err(Error::LengthMismatch);
+        }
+        let end = blob.len().checked_sub(CRC_LEN).ok_or(Error::Truncated)?;
+        let mut rest = as_f32s(blob.get(HEADER_LEN..end).ok_or(Error::Truncated)?)?;
+        let mut next = |len: usize| take(&mut rest, len).map(<[f32]>::as_ptr);
+        let len = |section: Section| self.section(section).len();
+        let mut raw = self.raw;
+        if self.is_standardized() {
+            raw.mean = next(len(Section::Mean))?;
+            raw.inv_std = next(len(Section::InvStd))?;
+        }
+        raw.points = next(len(Section::Points))?;
+        raw.point_sq_norms = next(len(Section::Norms))?;
+        raw.a = next(len(Section::A))?;
+        raw.b = next(len(Section::B))?;
+        raw.c = next(len(Section::C))?;
+        raw.eigenvalues = next(len(Section::Eigenvalues))?;
+        let heads = self.heads();
+        if let Some(p) = heads.preimage {
+            next(2)?; // the section's tag and row count
+            raw.preimage_scores = next(p.scores.len())?;
+            raw.preimage_coef = next(p.coef.len())?;
+        }
+        if let Some(r) = heads.regression {
+            next(2)?; // the section's tag and target count
+            raw.reg_weights = next(r.weights.len())?;
+            raw.reg_intercept = next(r.intercept.len())?;
+        }
+        Ok(raw)
+    }
 }
 
 /// Byte offset of the anomaly threshold (f32) in the header.

@@ -3,7 +3,7 @@
 
 use kpca_testkit as common;
 
-use common::{all_kernels, AlignedBlob, Lcg, TestModel};
+use common::{all_kernels, AlignedBytes, Lcg, TestModel};
 use kpca_core::format::{blob_len_for, HEADER_LEN};
 use kpca_core::{Error, Header, Kernel, KernelId, ModelRef, OwnedModel};
 
@@ -102,24 +102,8 @@ fn blob_round_trip_is_exact_and_zero_copy() {
     }
 }
 
-/// A blob in a 4-aligned buffer (Vec<u32> backing).
-fn aligned(bytes: &[u8]) -> (Vec<u32>, usize) {
-    let mut words = vec![0u32; bytes.len().div_ceil(4) + 1];
-    let buf: &mut [u8] = bytemuck_bytes(&mut words);
-    buf[..bytes.len()].copy_from_slice(bytes);
-    (words, bytes.len())
-}
-
-fn bytemuck_bytes(words: &mut [u32]) -> &mut [u8] {
-    let len = words.len() * 4;
-    // SAFETY: u32 storage reinterpreted as bytes (any bit pattern valid, alignment 1).
-    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) }
-}
-
 fn load(bytes: &[u8]) -> Result<(), Error> {
-    let (mut words, len) = aligned(bytes);
-    let buf = bytemuck_bytes(&mut words);
-    ModelRef::from_bytes(&buf[..len]).map(|_| ())
+    ModelRef::from_bytes(&AlignedBytes::from_bytes(bytes)).map(|_| ())
 }
 
 /// Rewrites the CRC after a deliberate header edit, so the edit itself is tested.
@@ -226,10 +210,9 @@ fn every_kind_of_bad_blob_has_its_own_error() {
         Err(Error::InconsistentModel)
     );
     // Misaligned start.
-    let (mut words, len) = aligned(&[&[0u8][..], &blob[..]].concat());
-    let buf = bytemuck_bytes(&mut words);
+    let buf = AlignedBytes::from_bytes(&[&[0u8][..], &blob[..]].concat());
     assert_eq!(
-        ModelRef::from_bytes(&buf[1..len]).map(|_| ()).unwrap_err(),
+        ModelRef::from_bytes(&buf[1..]).map(|_| ()).unwrap_err(),
         Error::Misaligned
     );
 }
@@ -283,7 +266,7 @@ fn header_checks_decide_on_their_own_when_the_crc_is_restamped() {
     let step = if cfg!(miri) { 11 } else { 1 };
     for flip in (0..8 * HEADER_LEN).step_by(step) {
         let (i, bit) = (flip / 8, flip % 8);
-        let mut b = AlignedBlob::from_bytes(&blob);
+        let mut b = AlignedBytes::from_bytes(&blob);
         b[i] ^= 1 << bit;
         fix_crc(&mut b);
         match ModelRef::from_bytes(&b) {
@@ -524,7 +507,7 @@ fn the_fit_record_round_trips_and_is_checked_at_load() {
             ..model.parts()
         };
         let view = ModelRef::from_parts(parts).unwrap();
-        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        let mut blob = AlignedBytes::zeroed(view.blob_len());
         view.write_to(&mut blob).unwrap();
         let loaded = ModelRef::from_bytes(&blob).unwrap();
         assert_eq!(loaded.fit_info(), fit);
@@ -575,9 +558,8 @@ fn format_1_blobs_load_without_a_fit_record() {
     let model = TestModel::random(Kernel::Laplacian { gamma: 0.3 }, 5, 7, 3, true, 9);
     let v2 = model.blob();
     let v1 = edited(&v2, 4, &1u16.to_le_bytes());
-    let (mut words, len) = aligned(&v1);
-    let bytes = bytemuck_bytes(&mut words);
-    let loaded = ModelRef::from_bytes(&bytes[..len]).unwrap();
+    let bytes = AlignedBytes::from_bytes(&v1);
+    let loaded = ModelRef::from_bytes(&bytes).unwrap();
     assert_eq!(loaded.fit_info(), kpca_core::FitInfo::NOT_RECORDED);
     assert_eq!(loaded.total_variance(), None);
     let x = [0.4f32, -1.0, 0.2, 0.8, 0.1];
@@ -622,7 +604,7 @@ fn linear_map_flag_is_checked_and_kept() {
         };
         let view = ModelRef::from_parts(parts).unwrap();
         assert!(view.is_linear_map());
-        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        let mut blob = AlignedBytes::zeroed(view.blob_len());
         view.write_to(&mut blob).unwrap();
         let h = Header::parse(&blob).unwrap();
         assert_eq!(h.flags & FLAG_LINEAR_MAP, FLAG_LINEAR_MAP);

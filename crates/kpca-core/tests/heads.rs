@@ -5,7 +5,7 @@
 use kpca_core::crc32::crc32;
 use kpca_core::format::{blob_len_for, FLAG_SECTIONS, SECTION_PREIMAGE, SECTION_REGRESSION};
 use kpca_core::{Error, Header, Heads, ModelRef, PreImageParts, RegressionParts, MAX_TARGETS};
-use kpca_testkit::{all_kernels, AlignedBlob, Lcg, TestModel};
+use kpca_testkit::{all_kernels, AlignedBytes, Lcg, TestModel};
 
 /// f32 result against the f64 formula, relative to the sum of the magnitudes
 /// of its terms (the scale its rounding is relative to).
@@ -234,7 +234,7 @@ fn blobs_with_sections_round_trip_exactly() {
             },
         ] {
             let view = model.view().with_heads(heads).unwrap();
-            let mut blob = AlignedBlob::zeroed(view.blob_len());
+            let mut blob = AlignedBytes::zeroed(view.blob_len());
             assert_eq!(view.write_to(&mut blob), Ok(blob.len()));
             let core = blob_len_for(5, 8, 3, i % 2 == 1).unwrap();
             let words = heads.preimage.map_or(0, |_| 2 + 6 * 3 + 7 * 5)
@@ -245,6 +245,13 @@ fn blobs_with_sections_round_trip_exactly() {
             assert_ne!(header.flags & FLAG_SECTIONS, 0);
             let loaded = ModelRef::from_bytes(&blob).expect("loads");
             assert_eq!(loaded.heads(), heads);
+            // The writer's record of the blob is the loader's, pointer for pointer.
+            let written = view.record_in(&blob).expect("the written layout");
+            assert_eq!(format!("{written:?}"), format!("{:?}", loaded.as_raw()));
+            assert_eq!(
+                view.record_in(&blob[..8]).err(),
+                Some(Error::LengthMismatch)
+            );
             let x = [0.3f32, -0.2, 0.9, 0.0, 1.1];
             let (mut a, mut b) = ([0.0f32; 5], [0.0f32; 5]);
             if heads.preimage.is_some() {
@@ -266,7 +273,7 @@ fn blobs_with_sections_round_trip_exactly() {
 
 /// The blob of `model` with `words` (u32 bit patterns) as its section table,
 /// the flag set or not, the CRC recomputed.
-fn with_table(model: &TestModel, words: &[u32], flag: bool) -> AlignedBlob {
+fn with_table(model: &TestModel, words: &[u32], flag: bool) -> AlignedBytes {
     let core = model.blob();
     let mut bytes = core[..core.len() - 4].to_vec();
     for w in words {
@@ -282,7 +289,7 @@ fn with_table(model: &TestModel, words: &[u32], flag: bool) -> AlignedBlob {
     bytes[..head.len()].copy_from_slice(&head);
     let crc = crc32(&bytes);
     bytes.extend_from_slice(&crc.to_le_bytes());
-    AlignedBlob::from_bytes(&bytes)
+    AlignedBytes::from_bytes(&bytes)
 }
 
 #[test]
@@ -390,7 +397,7 @@ fn every_hostile_section_table_has_its_error() {
     let crc = crc32(&blob[..n - 4]);
     blob[n - 4..].copy_from_slice(&crc.to_le_bytes());
     assert_eq!(
-        ModelRef::from_bytes(&AlignedBlob::from_bytes(&blob)).err(),
+        ModelRef::from_bytes(&AlignedBytes::from_bytes(&blob)).err(),
         Some(Error::BadHeader)
     );
 }

@@ -8,7 +8,7 @@
 
 use kpca_core::learn::{fit, fit_sizes, recalibrate, FitParams};
 use kpca_core::{Error, Kernel, ModelRef, OwnedModel};
-use kpca_testkit::{path_kernels, AlignedBlob, Lcg};
+use kpca_testkit::{path_kernels, AlignedBytes, Lcg};
 
 /// Sums of squares of the training scores against the eigenvalues, and
 /// their cross products, relative to the largest eigenvalue.
@@ -48,10 +48,10 @@ fn params(kernel: Kernel, k: usize, standardize: bool) -> FitParams {
     }
 }
 
-fn fit_blob(x: &[f32], d: usize, p: &FitParams) -> Result<AlignedBlob, Error> {
+fn fit_blob(x: &[f32], d: usize, p: &FitParams) -> Result<AlignedBytes, Error> {
     let sizes = fit_sizes(x.len() / d, d, p)?;
     let mut ws = vec![0.0f32; sizes.workspace_floats];
-    let mut out = AlignedBlob::zeroed(sizes.model_bytes);
+    let mut out = AlignedBytes::zeroed(sizes.model_bytes);
     let report = fit(x, d, p, &mut ws, &mut out)?;
     assert_eq!(report.model_len, sizes.model_bytes);
     Ok(out)
@@ -182,7 +182,7 @@ fn bad_shapes_parameters_and_buffers_have_their_own_errors() {
     let p = params(Kernel::Rbf { gamma: 0.5 }, 2, false);
     let sizes = fit_sizes(n, d, &p).expect("sizes");
     let mut ws = vec![0.0f32; sizes.workspace_floats];
-    let mut out = AlignedBlob::zeroed(sizes.model_bytes + 8 * 3 + 4);
+    let mut out = AlignedBytes::zeroed(sizes.model_bytes + 8 * 3 + 4);
     let mut run =
         |x: &[f32], d: usize, p: &FitParams, ws_len: usize, out_at: usize, out_len: usize| {
             fit(
@@ -349,7 +349,7 @@ fn random_hostile_inputs_never_panic_and_successes_load() {
             Err(_) => (64, 256),
         };
         let mut ws = vec![0.0f32; ws_len];
-        let mut out = AlignedBlob::zeroed(out_len);
+        let mut out = AlignedBytes::zeroed(out_len);
         if let Ok(r) = fit(&x, d, &p, &mut ws, &mut out) {
             let model = ModelRef::from_bytes(&out[..r.model_len]).expect("a fitted model loads");
             assert_eq!(model.fit_info().n_train as usize, n);

@@ -315,14 +315,7 @@ fn denormal_model_values_load_and_project() {
                 inv_std[d - 1] = 1e-38;
             }
             let blob = model.blob();
-            let words: Vec<u32> = blob
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            // SAFETY: u32 storage viewed as its bytes.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), blob.len()) };
-            let loaded = ModelRef::from_bytes(bytes).expect("denormals are finite model values");
+            let loaded = ModelRef::from_bytes(&blob).expect("denormals are finite model values");
             assert_eq!(loaded.parts().points[0].to_bits(), 1e-40f32.to_bits());
             let x0 = g.vec(d, 1.0);
             for _ in 0..if cfg!(miri) { 1 } else { 4 } {

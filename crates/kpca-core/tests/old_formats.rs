@@ -3,7 +3,7 @@
 //! the numbers that writer's version computed.
 
 use kpca_core::{FitInfo, ModelRef};
-use kpca_testkit::AlignedBlob;
+use kpca_testkit::AlignedBytes;
 
 /// Largest difference from the old version's output, relative to each
 /// column's largest magnitude: the projection code may be rearranged between
@@ -25,7 +25,7 @@ fn check_old_blobs(version: u16, cases: &[(&str, &[u8], &str)]) -> Vec<FitInfo> 
     assert_eq!(rows.len(), 20);
     let mut records = Vec::new();
     for &(name, bytes, want) in cases {
-        let blob = AlignedBlob::from_bytes(bytes);
+        let blob = AlignedBytes::from_bytes(bytes);
         assert_eq!(
             kpca_core::Header::parse(&blob).expect("header").version,
             version

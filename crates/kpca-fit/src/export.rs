@@ -3,12 +3,11 @@
 //! [`kpca_core::ModelRef::from_bytes`].
 
 use crate::error::FitError;
+use kpca_blob::ModelBlob;
 use kpca_core::format::BLOB_ALIGN;
-use kpca_core::model::ModelRef;
 use std::fmt::Write as _;
 use std::format;
 use std::string::{String, ToString};
-use std::vec;
 use std::vec::Vec;
 
 /// The generating parameters written as comments at the top of the sources
@@ -118,8 +117,8 @@ fn check_name(name: &str, keywords: &[&str]) -> Result<(), FitError> {
     Ok(())
 }
 
-/// Validates the blob with the core (on an aligned copy) and returns its
-/// (dim, n_points, n_components, kernel name, gamma, degree, coef0, threshold).
+/// What the exports write of a blob's model: (dim, n_points, n_components,
+/// kernel name, gamma, degree, coef0, threshold), read from its view.
 struct BlobSummary {
     dim: usize,
     n_points: usize,
@@ -134,26 +133,11 @@ struct BlobSummary {
     standardized: bool,
 }
 
-fn summarize(blob: &[u8]) -> Result<BlobSummary, FitError> {
-    // Copy the blob to a 4-byte-aligned position of a scratch buffer (a Vec<u8>
-    // itself is only guaranteed 1-byte alignment) and validate it there.
-    let mut scratch = vec![0u8; blob.len() + BLOB_ALIGN];
-    let offset = scratch.as_ptr().align_offset(BLOB_ALIGN);
-    if offset >= BLOB_ALIGN {
-        // `align_offset` may, in principle, give up (usize::MAX).
-        return Err(FitError::Device {
-            what: "aligning the blob to export",
-            source: kpca_core::Error::Misaligned,
-        });
-    }
-    let aligned = &mut scratch[offset..offset + blob.len()];
-    aligned.copy_from_slice(blob);
-    let model = ModelRef::from_bytes(aligned).map_err(|source| FitError::Device {
-        what: "reading the blob to export",
-        source,
-    })?;
+fn summarize(blob: &ModelBlob) -> BlobSummary {
+    // The blob was validated when it was made: its view is read, not the bytes.
+    let model = blob.model();
     let (gamma, degree, coef0) = model.kernel().params();
-    Ok(BlobSummary {
+    BlobSummary {
         dim: model.dim(),
         n_points: model.n_points(),
         n_components: model.n_components(),
@@ -164,7 +148,7 @@ fn summarize(blob: &[u8]) -> Result<BlobSummary, FitError> {
         coef0,
         threshold: model.threshold(),
         standardized: model.is_standardized(),
-    })
+    }
 }
 
 /// `word` with its first letter in capitals.
@@ -220,7 +204,7 @@ fn hex_lines(blob: &[u8], indent: &str) -> String {
 /// definition, 16 bytes per line, aligned with `__attribute__((aligned(4)))` under
 /// GCC and Clang and C11 `_Alignas(4)` elsewhere. `name` must be a valid C
 /// identifier of at most [`MAX_NAME_LEN`] characters (else [`FitError::BadName`]);
-/// the blob is validated with the core first.
+/// the blob is a [`ModelBlob`], validated once when it was made.
 ///
 /// ```
 /// use kpca_fit::{export, Dataset, KernelPca, KernelSpec};
@@ -234,9 +218,13 @@ fn hex_lines(blob: &[u8], indent: &str) -> String {
 /// assert!(export::c_source(&fitted.to_blob()?, "2bad", &fitted.export_info()).is_err());
 /// # Ok::<(), kpca_fit::FitError>(())
 /// ```
-pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, String), FitError> {
+pub fn c_source(
+    blob: &ModelBlob,
+    name: &str,
+    info: &ExportInfo,
+) -> Result<(String, String), FitError> {
     check_name(name, C_KEYWORDS)?;
-    let sum = summarize(blob)?;
+    let sum = summarize(blob);
     let upper = name.to_ascii_uppercase();
     let guard = format!("KPCA_MODEL_{upper}_H");
     let mut params = String::new();
@@ -323,7 +311,7 @@ pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, S
          \n\
          const size_t {name}_blob_len = {upper}_BLOB_LEN;\n",
         version = env!("CARGO_PKG_VERSION"),
-        hex = hex_lines(blob, "    "),
+        hex = hex_lines(blob.as_bytes(), "    "),
     );
     Ok((h, c))
 }
@@ -344,9 +332,9 @@ pub fn c_source(blob: &[u8], name: &str, info: &ExportInfo) -> Result<(String, S
 /// `NAME_KERNEL` (`&str`), `NAME_GAMMA`, `NAME_COEF0`, `NAME_THRESHOLD` (f32,
 /// written so they round-trip) and `NAME_DEGREE` (u32), for sizing buffers
 /// at compile time (`[f32; SENSOR_MODEL_N_COMPONENTS]`).
-pub fn rust_source(blob: &[u8], name: &str) -> Result<String, FitError> {
+pub fn rust_source(blob: &ModelBlob, name: &str) -> Result<String, FitError> {
     check_name(name, RUST_KEYWORDS)?;
-    let sum = summarize(blob)?;
+    let sum = summarize(blob);
     let upper = name.to_ascii_uppercase();
     let camel: String = name
         .split('_')
@@ -377,7 +365,7 @@ pub fn rust_source(blob: &[u8], name: &str) -> Result<String, FitError> {
         k = sum.n_components,
         align = BLOB_ALIGN,
         len = blob.len(),
-        hex = hex_lines(blob, "    "),
+        hex = hex_lines(blob.as_bytes(), "    "),
     );
     rust_constants(&mut out, &upper, &sum, blob.len());
     Ok(out)

@@ -8,6 +8,7 @@ use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
 use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::quantile::quantile;
 use crate::warning::FitWarning;
+use kpca_blob::ModelBlob;
 use kpca_core::model::{ModelParts, ModelRef};
 use kpca_core::{FitInfo, FitMethod};
 use std::format;
@@ -436,6 +437,13 @@ impl FittedKpca {
     /// from the f32 points, row-major A, b, c, s, the eigenvalues as reported by
     /// [`FittedKpca::eigenvalues`], and the threshold. Validated by the core.
     pub fn to_model(&self) -> Result<DeviceModel, FitError> {
+        let model = self.device_model()?;
+        self.check_device(&model.as_model_ref()?)?;
+        Ok(model)
+    }
+
+    /// The device model of [`FittedKpca::to_model`], not yet validated.
+    fn device_model(&self) -> Result<DeviceModel, FitError> {
         let kernel = self.kernel.to_device()?;
         let (a, b) = self.folded();
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
@@ -474,7 +482,6 @@ impl FittedKpca {
                 .as_ref()
                 .map(|r| (to32(&r.weights), to32(&r.intercept))),
         };
-        self.check_device(&model.as_model_ref()?)?;
         Ok(model)
     }
 
@@ -561,10 +568,15 @@ impl FittedKpca {
             })
     }
 
-    /// The device model as a blob (the core's binary format), ready for
-    /// `ModelRef::from_bytes` or [`crate::export`].
-    pub fn to_blob(&self) -> Result<Vec<u8>, FitError> {
-        self.to_model()?.to_blob()
+    /// The device model as a blob (the core's binary format) in aligned
+    /// memory, with its view ([`ModelBlob::model`]), ready for a file
+    /// ([`ModelBlob::as_bytes`]) or [`crate::export`]: the model is validated
+    /// once and written once (not read back).
+    pub fn to_blob(&self) -> Result<ModelBlob, FitError> {
+        let model = self.device_model()?;
+        let view = model.as_model_ref()?;
+        self.check_device(&view)?;
+        write_blob(&view)
     }
 
     /// The generating parameters, for the comments of exported sources.
@@ -700,17 +712,17 @@ impl DeviceModel {
         })
     }
 
-    /// The blob, written by the core's writer.
-    pub fn to_blob(&self) -> Result<Vec<u8>, FitError> {
-        let model = self.as_model_ref()?;
-        let mut buf = vec![0u8; model.blob_len()];
-        let written = model
-            .write_to(&mut buf)
-            .map_err(|source| FitError::Device {
-                what: "writing the blob",
-                source,
-            })?;
-        buf.truncate(written);
-        Ok(buf)
+    /// The blob, written by the core's writer into aligned memory, with its
+    /// view: validated once ([`DeviceModel::as_model_ref`]), not read back.
+    pub fn to_blob(&self) -> Result<ModelBlob, FitError> {
+        write_blob(&self.as_model_ref()?)
     }
+}
+
+/// The blob of a validated model ([`ModelBlob::from_model`]).
+fn write_blob(view: &ModelRef<'_>) -> Result<ModelBlob, FitError> {
+    ModelBlob::from_model(view).map_err(|source| FitError::Device {
+        what: "writing the blob",
+        source,
+    })
 }

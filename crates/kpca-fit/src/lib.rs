@@ -20,7 +20,8 @@
 //! `full` and `nystrom` (the two fits), `decomposition` (the shared
 //! post-processing), `eigen` (dense, tridiagonal and Lanczos eigensolvers),
 //! `kernel`, `symprod` and `vexp` (the kernel matrix and its products), `fitted`
-//! (the model and the device model), [`export`] (C and Rust sources).
+//! (the model and the device model), [`export`] (C and Rust sources). The
+//! blob every host user holds, [`ModelBlob`], is the crate `kpca-blob`'s.
 //!
 //! # Linear algebra
 //!
@@ -101,6 +102,7 @@ pub use error::FitError;
 pub use export::ExportInfo;
 pub use fitted::{DeviceModel, FittedKpca, Method};
 pub use kernel::{KernelKind, KernelSpec};
+pub use kpca_blob::{AlignedBytes, ModelBlob};
 pub use landmarks::RPC_POOL_PER_LANDMARK;
 pub use nystrom_sums::{NystromSolution, NystromSums};
 pub use params::{

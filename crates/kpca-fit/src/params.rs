@@ -172,7 +172,7 @@ impl Nystrom {
 /// let scores = fitted.transform(&data)?; // 40 x 2, row-major
 /// assert_eq!(scores.len(), 80);
 /// let blob = fitted.to_blob()?;          // the device model
-/// assert_eq!(&blob[..4], b"KPCA");
+/// assert_eq!(&blob.as_bytes()[..4], b"KPCA");
 /// # Ok::<(), kpca_fit::FitError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@ mod support;
 
 use kpca_core::learn::{fit, fit_sizes, FitParams};
 use kpca_core::{Error, FitMethod, ModelRef};
-use kpca_fit::{Dataset, FittedKpca, KernelPca};
+use kpca_fit::{AlignedBytes, Dataset, FittedKpca, KernelPca, ModelBlob};
 use serde_json::Value;
 use support::*;
 
@@ -22,33 +22,19 @@ const SCORE_REL_TOL: f64 = 1e-3;
 /// The false-alarm rate of every fit here.
 const RATE: f32 = 0.05;
 
-/// A 4-byte-aligned byte buffer.
-struct Out(Vec<u32>);
-
-impl Out {
-    fn new(bytes: usize) -> Self {
-        Out(vec![0u32; bytes.div_ceil(4)])
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        let len = self.0.len() * 4;
-        // SAFETY: a u32 buffer viewed as its bytes; u8 has no alignment or
-        // validity requirement.
-        unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast::<u8>(), len) }
-    }
-}
-
 fn to_f32(v: &[f64]) -> Vec<f32> {
     v.iter().map(|&x| x as f32).collect()
 }
 
 /// The device fit of `x` (row-major, d columns): the blob in an aligned buffer.
-fn device_fit(x: &[f32], d: usize, params: &FitParams) -> Result<(Out, usize), Error> {
+fn device_fit(x: &[f32], d: usize, params: &FitParams) -> Result<ModelBlob, Error> {
     let sizes = fit_sizes(x.len() / d, d, params)?;
     let mut ws = vec![0.0f32; sizes.workspace_floats];
-    let mut out = Out::new(sizes.model_bytes);
-    let report = fit(x, d, params, &mut ws, out.bytes_mut())?;
+    let mut out = AlignedBytes::zeroed(sizes.model_bytes);
+    let report = fit(x, d, params, &mut ws, &mut out)?;
     assert_eq!(report.model_len, sizes.model_bytes);
-    Ok((out, report.model_len))
+    out.truncate(report.model_len);
+    ModelBlob::from_aligned(out)
 }
 
 /// The device kernel (f32) of a fixture, by way of the host's own conversion.
@@ -121,24 +107,24 @@ fn device_fit_matches_sklearn_on_every_full_fixture() {
             standardize: false,
             false_alarm_rate: RATE,
         };
-        let (mut out, len) = device_fit(&x, d, &params).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let model = ModelRef::from_bytes(&out.bytes_mut()[..len]).expect("the blob loads");
+        let blob = device_fit(&x, d, &params).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let model = blob.model();
         let n = x.len() / d;
         assert_eq!(model.fit_info().method, FitMethod::Full, "{name}");
         assert_eq!(model.fit_info().n_train as usize, n, "{name}");
         let eig = eig_err(model.eigenvalues(), &vec1(&fx["eigenvalues"]));
         assert!(eig <= EIG_REL_TOL, "{name}: eigenvalues {eig:e}");
-        let (ys, es) = evaluate(&model, &xt);
+        let (ys, es) = evaluate(model, &xt);
         let coord = col_rel_err(&ys, &mat(&fx["test_scores"]).0, k);
         assert!(coord <= COORD_REL_TOL, "{name}: coordinates {coord:e}");
         let e_ref = vec1(&fx["test_anomaly_scores"]);
-        let scale = score_scale(&model, &e_ref, &xt);
+        let scale = score_scale(model, &e_ref, &xt);
         let score = max_of(es.iter().zip(&e_ref).map(|(g, w)| (g - w).abs())) / scale;
         assert!(score <= SCORE_REL_TOL, "{name}: anomaly scores {score:e}");
         let train_ref = vec1(&fx["train_anomaly_scores"]);
         let t_ref = kpca_fit::quantile(&train_ref, 1.0 - f64::from(RATE)).expect("quantile");
         let t_err =
-            (f64::from(model.threshold()) - t_ref).abs() / score_scale(&model, &train_ref, &x);
+            (f64::from(model.threshold()) - t_ref).abs() / score_scale(model, &train_ref, &x);
         assert!(
             t_err <= SCORE_REL_TOL,
             "{name}: threshold {} vs {t_ref} ({t_err:e})",
@@ -179,17 +165,17 @@ fn standardised_device_fit_matches_the_host_fit() {
             false_alarm_rate: RATE,
         };
         let (x, xt) = (to_f32(&x64), to_f32(&xt64));
-        let (mut out, len) = device_fit(&x, d, &params).expect("device fit");
-        let model = ModelRef::from_bytes(&out.bytes_mut()[..len]).expect("loads");
+        let blob = device_fit(&x, d, &params).expect("device fit");
+        let model = blob.model();
         assert!(model.is_standardized(), "{name}");
         let eig = eig_err(model.eigenvalues(), host.eigenvalues());
         assert!(eig <= EIG_REL_TOL, "{name}: eigenvalues {eig:e}");
         let test = Dataset::new(xt64.clone(), d).expect("dataset");
-        let (ys, es) = evaluate(&model, &xt);
+        let (ys, es) = evaluate(model, &xt);
         let coord = col_rel_err(&ys, &host.transform(&test).expect("transform"), k);
         assert!(coord <= COORD_REL_TOL, "{name}: coordinates {coord:e}");
         let e_ref = host.anomaly_score(&test).expect("scores");
-        let scale = score_scale(&model, &e_ref, &xt);
+        let scale = score_scale(model, &e_ref, &xt);
         let score = max_of(es.iter().zip(&e_ref).map(|(g, w)| (g - w).abs())) / scale;
         assert!(score <= SCORE_REL_TOL, "{name}: anomaly scores {score:e}");
         let t_err = (f64::from(model.threshold()) - host.threshold()).abs() / host.threshold();

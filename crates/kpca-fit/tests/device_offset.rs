@@ -6,7 +6,7 @@
 
 mod support;
 
-use kpca_fit::{Dataset, KernelPca, KernelSpec};
+use kpca_fit::{Dataset, KernelPca, KernelSpec, ModelBlob};
 use support::*;
 
 /// Device against the f64 fit: at most this fraction of each output's scale,
@@ -34,9 +34,8 @@ fn rounded(values: &[f64]) -> Vec<f64> {
 }
 
 /// (coordinates n x k, anomaly scores) of the f32 device model.
-fn device(blob: &[u8], test: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
-    let aligned = Aligned::new(blob);
-    let model = kpca_core::ModelRef::from_bytes(aligned.bytes()).expect("blob loads");
+fn device(blob: &ModelBlob, test: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+    let model = blob.model();
     let (mut ys, mut es) = (Vec::new(), Vec::new());
     for x in test.chunks_exact(2) {
         let x32 = [x[0] as f32, x[1] as f32];

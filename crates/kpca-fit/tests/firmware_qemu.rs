@@ -12,7 +12,7 @@
 
 mod support;
 
-use kpca_fit::{Dataset, KernelPca};
+use kpca_fit::{Dataset, KernelPca, ModelBlob};
 use std::path::Path;
 use std::process::Command;
 use support::{col_rel_err, dataset, kernel_of, load, mat, rel_err};
@@ -39,11 +39,11 @@ fn read_csv(path: &Path) -> (Vec<f64>, usize) {
 /// target/firmware-tests/`name` and runs them through the C firmware on QEMU
 /// (scripts/firmware-run.sh); returns that directory, which then holds the
 /// firmware's outputs.
-fn run_firmware(name: &str, blob: &[u8], test: &[f64], d: usize) -> std::path::PathBuf {
+fn run_firmware(name: &str, blob: &ModelBlob, test: &[f64], d: usize) -> std::path::PathBuf {
     let root = kpca_testkit::repo_root();
     let dir = kpca_testkit::target_dir().join("firmware-tests").join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("model.kpca"), blob).unwrap();
+    std::fs::write(dir.join("model.kpca"), blob.as_bytes()).unwrap();
     let csv: String = test
         .chunks(d)
         .map(|r| {
@@ -114,9 +114,8 @@ fn c_firmware_on_the_emulated_cortex_m4f_matches_the_f64_fit() {
 }
 
 /// The host's f32 core (`ModelRef::predict` / `reconstruct`) on each row.
-fn host_core_heads(blob: &[u8], test: &[f64], d: usize, t: usize) -> (Vec<f64>, Vec<f64>) {
-    let copy = support::Aligned::new(blob);
-    let model = kpca_core::ModelRef::from_bytes(copy.bytes()).expect("blob loads");
+fn host_core_heads(blob: &ModelBlob, test: &[f64], d: usize, t: usize) -> (Vec<f64>, Vec<f64>) {
+    let model = blob.model();
     let (mut p, mut r) = (Vec::new(), Vec::new());
     let (mut pv, mut rv) = (vec![0.0f32; t], vec![0.0f32; d]);
     for row in test.chunks(d) {

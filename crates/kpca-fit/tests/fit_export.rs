@@ -101,7 +101,7 @@ fn c_source_layout_and_macros() {
                 .map(|s| u8::from_str_radix(&s[2..], 16).expect("hex")),
         );
     }
-    assert_eq!(bytes, blob);
+    assert_eq!(bytes, blob.as_bytes());
 }
 
 #[test]
@@ -134,7 +134,7 @@ int main(void) {
 "#,
     )
     .expect("write");
-    let want_hex: String = blob.iter().map(|b| format!("{b:02x}")).collect();
+    let want_hex: String = blob.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
     for std in ["-std=c99", "-std=c11"] {
         let exe = dir.join(format!("main{std}"));
         let out = Command::new("cc")
@@ -212,7 +212,7 @@ fn generated_rust_compiles_and_is_aligned() {
     }
     let dir = scratch_dir("fit_export_rust");
     std::fs::write(dir.join("sensor_model.rs"), &src).expect("write");
-    let want_hex: String = blob.iter().map(|b| format!("{b:02x}")).collect();
+    let want_hex: String = blob.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
     std::fs::write(
         dir.join("main.rs"),
         r#"#![deny(warnings)]
@@ -258,8 +258,7 @@ fn main() {
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some(want_hex.as_str()));
     // And the blob loads in place with the core, which agrees with the constants.
-    let aligned = Aligned::new(&blob);
-    let model = kpca_core::ModelRef::from_bytes(aligned.bytes()).expect("loads");
+    let model = blob.model();
     let (gamma, degree, coef0) = model.kernel().params();
     let want_constants = format!(
         "{} {} {} {} {} {} {} {:?} {}",

@@ -108,8 +108,7 @@ fn both_fits_share_one_eigenvalue_convention_and_the_blob_records_the_total() {
             assert!((ratio - f.explained_variance_ratio()[l]).abs() <= IDENTITY_REL_TOL);
         }
         let blob = f.to_blob().expect("blob");
-        let aligned = kpca_testkit::AlignedBlob::from_bytes(&blob);
-        let view = kpca_core::ModelRef::from_bytes(&aligned).expect("load");
+        let view = blob.model();
         let info = view.fit_info();
         let want_method = if nystrom.is_some() {
             kpca_core::FitMethod::Nystrom

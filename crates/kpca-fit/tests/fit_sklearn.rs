@@ -3,7 +3,6 @@
 
 mod support;
 
-use kpca_core::ModelRef;
 use kpca_fit::{FittedKpca, KernelPca, Solver};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -175,8 +174,7 @@ fn full_fit_matches_sklearn_f64_and_device() {
 
         // The blob loads (zero-copy) into the same model.
         let blob = fitted.to_blob().expect("blob");
-        let aligned = Aligned::new(&blob);
-        let loaded = ModelRef::from_bytes(aligned.bytes()).expect("blob loads");
+        let loaded = blob.model();
         // Linear and cosine models are folded into their linear map (k + 1
         // points); the others store every training row.
         let stored = if loaded.is_linear_map() {

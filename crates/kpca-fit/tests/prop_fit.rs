@@ -342,15 +342,8 @@ fn check_case(c: &Case, counts: &Counts) -> Result<(), TestCaseError> {
         }
         Ok(b) => b,
     };
-    // Copy into u32 words: from_bytes wants a 4-byte-aligned blob.
-    let mut words = vec![0u32; blob.len().div_ceil(4)];
-    for (w, ch) in words.iter_mut().zip(blob.chunks(4)) {
-        let mut b = [0u8; 4];
-        b[..ch.len()].copy_from_slice(ch);
-        *w = u32::from_ne_bytes(b);
-    }
-    // SAFETY: a u32 slice viewed as its bytes (no padding, any bit pattern is a u8).
-    let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), blob.len()) };
+    // The blob as a file holds it, loaded with the full check.
+    let bytes = blob.as_bytes();
     let model = match ModelRef::from_bytes(bytes) {
         Ok(m) => m,
         Err(e) => {

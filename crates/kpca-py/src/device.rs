@@ -3,7 +3,7 @@
 
 use crate::fit::{matrix, value_error};
 use kpca_core::ModelRef;
-use kpca_fit::{export, FittedKpca};
+use kpca_fit::{export, FittedKpca, ModelBlob};
 use numpy::{
     AllowTypeChange, PyArray1, PyArray2, PyArrayLike2, PyReadonlyArray2, PyUntypedArrayMethods,
 };
@@ -16,45 +16,17 @@ fn core_error(e: kpca_core::Error) -> PyErr {
     PyValueError::new_err(format!("{e} (kpca status {} {e:?})", e.code()))
 }
 
-/// The blob's bytes at a 4-byte-aligned address (as the core requires),
-/// without unsafe code: 3 spare bytes, and the blob starts at the first
-/// aligned one.
-struct Aligned {
-    buf: Vec<u8>,
-    start: usize,
-    len: usize,
-}
-
-impl Aligned {
-    fn new(bytes: &[u8]) -> Aligned {
-        let mut buf = vec![0u8; bytes.len() + 3];
-        let start = buf.as_ptr().align_offset(4).min(3);
-        buf[start..start + bytes.len()].copy_from_slice(bytes);
-        Aligned {
-            buf,
-            start,
-            len: bytes.len(),
-        }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        &self.buf[self.start..self.start + self.len]
-    }
-}
-
 /// A validated model blob and the core's f32 computations on it.
 #[pyclass(module = "kpca._kpca")]
 pub struct DeviceModel {
-    blob: Aligned,
+    blob: ModelBlob,
 }
 
 impl DeviceModel {
-    /// The model view (validated once per call: the blob was checked in
-    /// `from_bytes` and never changes, and a view cannot be stored beside the
-    /// bytes it borrows).
-    fn model(&self) -> ModelRef<'_> {
-        // Validated in `from_bytes`; the bytes never change.
-        ModelRef::from_bytes(self.blob.bytes()).unwrap_or_else(|_| unreachable!())
+    /// The model view, in O(1): the blob was validated once, when this
+    /// object was made, and carries its record.
+    fn model(&self) -> &ModelRef<'_> {
+        self.blob.model()
     }
 
     /// Runs `f` on each row of `x` (as f32) into `width` outputs per row.
@@ -92,9 +64,8 @@ impl DeviceModel {
     /// Loads and validates a blob (a copy is kept).
     #[staticmethod]
     fn from_bytes(blob: &[u8]) -> PyResult<DeviceModel> {
-        let aligned = Aligned::new(blob);
-        ModelRef::from_bytes(aligned.bytes()).map_err(core_error)?;
-        Ok(DeviceModel { blob: aligned })
+        let blob = ModelBlob::from_bytes(blob).map_err(core_error)?;
+        Ok(DeviceModel { blob })
     }
     /// Loads and validates the blob in the file `path` (what `kpca fit` or
     /// `export(..., format="blob")` wrote).
@@ -107,7 +78,7 @@ impl DeviceModel {
     }
     /// The blob.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.blob.bytes())
+        PyBytes::new(py, self.blob.as_bytes())
     }
     /// Input dimension d.
     #[getter]
@@ -147,7 +118,7 @@ impl DeviceModel {
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let model = self.model();
         let k = model.n_components();
-        let y = Self::per_row(&model, &x, k, |m, row, o| m.project(row, o))?;
+        let y = Self::per_row(model, &x, k, |m, row, o| m.project(row, o))?;
         matrix(py, y, k)
     }
     /// The anomaly score of each row (float32).
@@ -156,7 +127,7 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<f32>>> {
-        let e = Self::per_row(&self.model(), &x, 1, |m, row, o| {
+        let e = Self::per_row(self.model(), &x, 1, |m, row, o| {
             o[0] = m.anomaly_score(row)?;
             Ok(())
         })?;
@@ -168,7 +139,7 @@ impl DeviceModel {
         py: Python<'py>,
         x: PyArrayLike2<'_, f32, AllowTypeChange>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let flags = Self::per_row(&self.model(), &x, 1, |m, row, o| {
+        let flags = Self::per_row(self.model(), &x, 1, |m, row, o| {
             o[0] = if m.is_anomaly(row)? { 1.0 } else { 0.0 };
             Ok(())
         })?;
@@ -188,7 +159,7 @@ impl DeviceModel {
         if t == 0 {
             return Err(core_error(kpca_core::Error::NoRegression));
         }
-        let p = Self::per_row(&model, &x, t, |m, row, o| m.predict(row, o))?;
+        let p = Self::per_row(model, &x, t, |m, row, o| m.predict(row, o))?;
         matrix(py, p, t)
     }
     /// The pre-image of each row (rows x d, float32).
@@ -202,7 +173,7 @@ impl DeviceModel {
         if model.n_preimage_rows() == 0 {
             return Err(core_error(kpca_core::Error::NoPreImage));
         }
-        let r = Self::per_row(&model, &x, d, |m, row, o| m.reconstruct(row, o))?;
+        let r = Self::per_row(model, &x, d, |m, row, o| m.reconstruct(row, o))?;
         matrix(py, r, d)
     }
 }

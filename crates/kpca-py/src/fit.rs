@@ -343,7 +343,7 @@ impl Fitted {
     /// The device model blob (what `kpca fit` writes).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let blob = self.inner.to_blob().map_err(value_error)?;
-        Ok(PyBytes::new(py, &blob))
+        Ok(PyBytes::new(py, blob.as_bytes()))
     }
     /// C (`format="c"`) or Rust (`format="rust"`) source of the device model.
     fn export_source(&self, format: &str, name: &str) -> PyResult<Vec<(String, String)>> {

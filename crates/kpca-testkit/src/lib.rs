@@ -19,46 +19,10 @@ impl Lcg {
     }
 }
 
-/// Bytes in storage aligned for u32 (a `Vec<u8>` is aligned only by the
-/// allocator's grace, which Miri does not give).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AlignedBlob {
-    words: Vec<u32>,
-    len: usize,
-}
-
-impl AlignedBlob {
-    /// `len` zero bytes.
-    pub fn zeroed(len: usize) -> AlignedBlob {
-        AlignedBlob {
-            words: vec![0; len.div_ceil(4)],
-            len,
-        }
-    }
-
-    /// A copy of `bytes`.
-    pub fn from_bytes(bytes: &[u8]) -> AlignedBlob {
-        let mut blob = AlignedBlob::zeroed(bytes.len());
-        blob.copy_from_slice(bytes);
-        blob
-    }
-}
-
-impl std::ops::Deref for AlignedBlob {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        // SAFETY: the u32 storage holds at least `len` bytes (len.div_ceil(4)
-        // words), any byte pattern is valid and u8 has alignment 1.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
-    }
-}
-
-impl std::ops::DerefMut for AlignedBlob {
-    fn deref_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as in `deref`, with the exclusive borrow of the storage.
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
-    }
-}
+/// Bytes in 4-byte-aligned storage, for blobs that are written, mutated or
+/// hostile before anything loads them (the one aligned-buffer type of the
+/// workspace, from kpca-blob; a validated blob is a [`ModelBlob`]).
+pub use kpca_blob::{AlignedBytes, ModelBlob};
 
 /// Owned storage of a model's parts.
 #[derive(Clone, Debug)]
@@ -138,9 +102,9 @@ impl TestModel {
 
     /// The model's blob, in a 4-byte-aligned buffer (as flash or the
     /// generated C arrays hold it), so it loads in place under Miri too.
-    pub fn blob(&self) -> AlignedBlob {
+    pub fn blob(&self) -> AlignedBytes {
         let view = self.view();
-        let mut blob = AlignedBlob::zeroed(view.blob_len());
+        let mut blob = AlignedBytes::zeroed(view.blob_len());
         let n = view.write_to(&mut blob).expect("write");
         assert_eq!(n, blob.len());
         blob

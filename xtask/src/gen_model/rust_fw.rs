@@ -14,6 +14,7 @@
 //! KERNEL is one of linear, poly, rbf, laplacian, sigmoid, cosine.
 
 use super::common::{shape_args, write, Xorshift};
+use kpca_blob::ModelBlob;
 use kpca_core::{ModelParts, ModelRef};
 
 const N_TEST: usize = 16;
@@ -57,8 +58,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let view = ModelRef::from_parts(parts)
         .map_err(|e| format!("gen-model rust-fw: invalid model: {e:?}"))?;
-    let mut blob = vec![0u8; view.blob_len()];
-    view.write_to(&mut blob)
+    let blob = ModelBlob::from_model(&view)
         .map_err(|e| format!("gen-model rust-fw: writing the blob: {e:?}"))?;
 
     // Test vectors in raw units: the standardised value is uniform on [-1, 1),
@@ -71,14 +71,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         })
         .collect();
 
-    // The host results, through the same blob the firmware embeds, read in place
-    // from a 4-byte-aligned copy.
-    let mut storage = vec![0u8; blob.len() + 3];
-    let offset = storage.as_ptr().align_offset(4);
-    let aligned = &mut storage[offset..offset + blob.len()];
-    aligned.copy_from_slice(&blob);
-    let loaded = ModelRef::from_bytes(aligned)
-        .map_err(|e| format!("gen-model rust-fw: the blob does not load: {e:?}"))?;
+    // The host results, through the same blob the firmware embeds, read in
+    // place (its record points into the bytes the core wrote).
+    let loaded = blob.model();
     let mut expected = Vec::with_capacity(N_TEST * (k + 1));
     for x in xs.chunks(d) {
         let mut y = vec![0.0f32; k];
@@ -90,7 +85,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 
     let out = shape.out;
-    write(&out.join("model.kpca"), &blob)?;
+    write(&out.join("model.kpca"), blob.as_bytes())?;
     write(&out.join("xs.bin"), le_bytes(&xs))?;
     write(&out.join("expected.bin"), le_bytes(&expected))?;
     let dims = format!(

@@ -108,7 +108,7 @@ fn setup_report(data: &DemoData, model: &DemoModel) -> CliResult<Vec<String>> {
         .map(|v| format!("{v:.4}"))
         .collect();
     let ratio: f64 = model.fitted.explained_variance_ratio().iter().sum();
-    let device = model.file.model()?;
+    let device = model.file.model();
     Ok(vec![
         format!(
             "data: {DATA_NAME} ({} recordings); windows of {WINDOW} steps, stride {STRIDE}, \

@@ -40,10 +40,10 @@ pub fn write_outputs(
     train: &[Window],
 ) -> CliResult<Written> {
     let dir = ensure_dir(output_dir)?;
-    let blob = model.file.bytes();
+    let blob = model.file.blob();
     let model_path = dir.join(format!("{MODEL_NAME}.kpca"));
-    write_file(&model_path, blob)?;
-    let info = info_from_model(&model.file.model()?, EXPORT_SOURCE);
+    write_file(&model_path, blob.as_bytes())?;
+    let info = info_from_model(model.file.model(), EXPORT_SOURCE);
     let exported = export_blob(blob, &info, ExportFormat::C, MODEL_NAME, &dir)?;
     let firmware_data =
         ["test_vectors.csv", "expected_scores.csv", "test_labels.csv"].map(|f| dir.join(f));

@@ -49,7 +49,7 @@ pub fn fit_demo(train: &[Window]) -> CliResult<DemoModel> {
     let blob = fitted
         .to_blob()
         .map_err(|e| CliError::input(format!("cannot build the device model: {e}")))?;
-    let file = ModelFile::from_bytes(&blob, format!("{MODEL_NAME}.kpca"));
+    let file = ModelFile::from_blob(blob, format!("{MODEL_NAME}.kpca"));
     Ok(DemoModel {
         fitted,
         file,
@@ -82,9 +82,9 @@ pub struct Scores {
 
 /// Scores every test window with the device model (step 10) and the f64 fit.
 pub fn score_test(model: &DemoModel, test: &[Window], labels: &[bool]) -> CliResult<Scores> {
-    let device = model.file.model()?;
+    let device = model.file.model();
     let vectors = test_vectors(test);
-    let (coords, scores) = project_rows(&device, &vectors)?;
+    let (coords, scores) = project_rows(device, &vectors)?;
     let threshold = device.threshold();
     let scores64: Vec<f64> = scores.iter().map(|&s| f64::from(s)).collect();
     let auc = roc_auc(&scores64, labels)

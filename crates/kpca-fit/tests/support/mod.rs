@@ -77,26 +77,3 @@ pub fn kernel_of(fx: &Value) -> KernelSpec {
 // binary uses some of them).
 #[allow(unused_imports)]
 pub use kpca_testkit::{col_rel_err, max_of, nan_max, rel_err};
-
-/// A 4-byte-aligned copy of a blob (Vec<u8> is only 1-byte aligned in principle).
-pub struct Aligned {
-    buf: Vec<u8>,
-    off: usize,
-    len: usize,
-}
-
-impl Aligned {
-    pub fn new(bytes: &[u8]) -> Self {
-        let mut buf = vec![0u8; bytes.len() + 4];
-        let off = buf.as_ptr().align_offset(4);
-        buf[off..off + bytes.len()].copy_from_slice(bytes);
-        Aligned {
-            buf,
-            off,
-            len: bytes.len(),
-        }
-    }
-    pub fn bytes(&self) -> &[u8] {
-        &self.buf[self.off..self.off + self.len]
-    }
-}
