@@ -11,90 +11,47 @@ use crate::fit_heads;
 use crate::hints::{self, KernelFacts, ModelShape};
 use crate::output::{float_text, is_stdout, output_name, write_output, Console};
 use crate::table::{read_indices, read_table, Source, Table};
-use clap::{Args, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::Args;
 use kpca_fit::{
-    Dataset, FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver,
-    SolverReport, ValidKernelPcaParams,
+    Dataset, FitError, FittedKpca, KernelId, KernelPca, KernelSpec, LandmarkMethod, Method,
+    Nystrom, Solver, SolverReport, ValidKernelPcaParams,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// A kernel, by scikit-learn's name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KernelArg {
-    /// x'z
-    Linear,
-    /// (gamma x'z + coef0)^degree
-    Poly,
-    /// exp(-gamma ||x - z||^2)
-    Rbf,
-    /// exp(-gamma ||x - z||_1)
-    Laplacian,
-    /// tanh(gamma x'z + coef0) (indefinite: negative eigenvalues are dropped)
-    Sigmoid,
-    /// x'z / (||x|| ||z||)
-    Cosine,
+/// A value parser that offers the names of `values` (with their help lines
+/// and aliases) and reads the one given with `from_name`: the table behind
+/// `from_name` decides, clap lists the names and refuses others.
+fn table_parser<T: Clone + Send + Sync + 'static>(
+    values: impl IntoIterator<Item = PossibleValue>,
+    from_name: fn(&str) -> Option<T>,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(values)
+        .try_map(move |name| from_name(&name).ok_or(format!("unknown name {name:?}")))
 }
 
-impl KernelArg {
-    /// The fit's kernel kind.
-    pub fn kind(self) -> KernelKind {
-        match self {
-            KernelArg::Linear => KernelKind::Linear,
-            KernelArg::Poly => KernelKind::Poly,
-            KernelArg::Rbf => KernelKind::Rbf,
-            KernelArg::Laplacian => KernelKind::Laplacian,
-            KernelArg::Sigmoid => KernelKind::Sigmoid,
-            KernelArg::Cosine => KernelKind::Cosine,
-        }
-    }
+/// `--kernel`: the core's kernel names ([`KernelId::from_name`]), aliases
+/// included.
+fn kernel_parser() -> impl TypedValueParser<Value = KernelId> {
+    let values = KernelId::ALL.map(|k| {
+        PossibleValue::new(k.name())
+            .help(k.formula())
+            .aliases(k.aliases().iter().copied())
+    });
+    table_parser(values, KernelId::from_name)
 }
 
-/// How `--nystrom M` chooses its landmarks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LandmarkArg {
-    /// M training rows drawn uniformly without replacement
-    Uniform,
-    /// k-means++ seeding: each next row drawn in proportion to its squared
-    /// distance to the nearest landmark so far
-    #[value(name = "kmeans++")]
-    KmeansPp,
-    /// randomly pivoted Cholesky of the kernel matrix: each next row drawn in
-    /// proportion to what the landmarks so far leave unexplained of it (on a
-    /// uniform pool of 20 M rows)
-    Rpcholesky,
+/// `--landmark-method`: the fit's names ([`LandmarkMethod::from_name`]).
+fn landmark_parser() -> impl TypedValueParser<Value = LandmarkMethod> {
+    let values = LandmarkMethod::ALL.map(|l| PossibleValue::new(l.name()).help(l.summary()));
+    table_parser(values, LandmarkMethod::from_name)
 }
 
-/// The eigen solver of a full fit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SolverArg {
-    /// dense for n <= 1000 or k > n/10, iterative otherwise
-    Auto,
-    /// every eigenpair of the n x n centred kernel matrix, O(n^3)
-    Dense,
-    /// the top k eigenpairs only (thick-restart Lanczos), O(n^2) per cycle
-    Iterative,
-}
-
-impl SolverArg {
-    /// The name as typed.
-    pub fn name(self) -> &'static str {
-        match self {
-            SolverArg::Auto => "auto",
-            SolverArg::Dense => "dense",
-            SolverArg::Iterative => "iterative",
-        }
-    }
-}
-
-impl From<SolverArg> for Solver {
-    fn from(s: SolverArg) -> Solver {
-        match s {
-            SolverArg::Auto => Solver::Auto,
-            SolverArg::Dense => Solver::Dense,
-            SolverArg::Iterative => Solver::Iterative,
-        }
-    }
+/// `--solver`: the fit's names ([`Solver::from_name`]).
+fn solver_parser() -> impl TypedValueParser<Value = Solver> {
+    let values = Solver::ALL.map(|s| PossibleValue::new(s.name()).help(s.summary()));
+    table_parser(values, Solver::from_name)
 }
 
 /// The text after the options in `kpca fit --help`: input format, limits,
@@ -147,9 +104,10 @@ pub struct FitArgs {
     /// Training data: a CSV or NPY file, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
-    /// Kernel, with scikit-learn's names (required).
-    #[arg(long, value_enum, value_name = "KERNEL")]
-    pub kernel: KernelArg,
+    /// Kernel, with scikit-learn's names (required; sigmoid is indefinite:
+    /// negative eigenvalues are dropped).
+    #[arg(long, value_name = "KERNEL", value_parser = kernel_parser())]
+    pub kernel: KernelId,
     /// Kernel gamma, > 0 (rbf, laplacian, poly, sigmoid; ignored with a warning by
     /// linear and cosine) [default: 1/d, d = number of input features, as scikit-learn].
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
@@ -179,16 +137,16 @@ pub struct FitArgs {
     pub seed: Option<u64>,
     /// How --nystrom chooses its M landmarks (README, "Nyström landmarks"
     /// compares them) [default: uniform].
-    #[arg(long, value_enum, value_name = "METHOD", requires = "nystrom")]
-    pub landmark_method: Option<LandmarkArg>,
+    #[arg(long, value_name = "METHOD", requires = "nystrom", value_parser = landmark_parser())]
+    pub landmark_method: Option<LandmarkMethod>,
     /// Nyström kernel PCA on these landmarks: a file of 0-based training row
     /// indices, one per line, or `-` for standard input [default: none].
     #[arg(long, value_name = "FILE")]
     pub landmarks: Option<PathBuf>,
     /// Eigen solver of a full fit (a Nyström fit always solves its m x m problems
     /// densely; the flag is then ignored with a warning) [default: auto].
-    #[arg(long, value_enum, value_name = "SOLVER")]
-    pub solver: Option<SolverArg>,
+    #[arg(long, value_name = "SOLVER", value_parser = solver_parser())]
+    pub solver: Option<Solver>,
     /// Fraction of training rows allowed above the anomaly threshold, between 0 and
     /// 1: the threshold is the (1 - R) quantile of the training anomaly scores.
     #[arg(
@@ -250,8 +208,8 @@ pub struct FitArgs {
 
 /// The kernel spec of the arguments (gamma unresolved when not given; degree
 /// and coef0 scikit-learn's defaults when not given).
-fn kernel_spec(args: &FitArgs) -> KernelSpec {
-    let mut spec = KernelSpec::new(args.kernel.kind());
+pub(crate) fn kernel_spec(args: &FitArgs) -> KernelSpec {
+    let mut spec = KernelSpec::new(args.kernel);
     spec.gamma = args.gamma;
     if let Some(degree) = args.degree {
         spec.degree = degree;
@@ -300,12 +258,12 @@ pub(crate) fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
         FitError::NonFiniteKernel => CliError::input(format!(
             "{name}: a kernel value is NaN or infinite{}: use a smaller --gamma{}, or pass \
              --standardize",
-            if args.kernel == KernelArg::Poly {
+            if args.kernel == KernelId::Polynomial {
                 " (poly)"
             } else {
                 ""
             },
-            if args.kernel == KernelArg::Poly {
+            if args.kernel == KernelId::Polynomial {
                 " or --degree"
             } else {
                 ""
@@ -326,8 +284,8 @@ pub(crate) fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
 /// input values were checked: kernel values or coefficients overflow f32).
 pub(crate) fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
     let change = match args.kernel {
-        KernelArg::Poly => "use a smaller --gamma or --degree",
-        KernelArg::Linear | KernelArg::Cosine => "rescale the data",
+        KernelId::Polynomial => "use a smaller --gamma or --degree",
+        KernelId::Linear | KernelId::Cosine => "rescale the data",
         _ => "use a smaller --gamma",
     };
     let standardize = if args.standardize {
@@ -364,16 +322,12 @@ pub(crate) fn fit_params(
     let mut params = KernelPca::params()
         .kernel(kernel_spec(args))
         .n_components(args.components)
-        .solver(args.solver.unwrap_or(SolverArg::Auto).into())
+        .solver(args.solver.unwrap_or_default())
         .standardize(args.standardize)
         .false_alarm_rate(args.false_alarm_rate);
     if let Some(m) = args.nystrom {
         let seed = args.seed.unwrap_or(0);
-        params = params.nystrom(match args.landmark_method.unwrap_or(LandmarkArg::Uniform) {
-            LandmarkArg::Uniform => Nystrom::random(m, seed),
-            LandmarkArg::KmeansPp => Nystrom::kmeans_pp(m, seed),
-            LandmarkArg::Rpcholesky => Nystrom::rp_cholesky(m, seed),
-        });
+        params = params.nystrom(args.landmark_method.unwrap_or_default().nystrom(m, seed));
     }
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
@@ -403,20 +357,24 @@ fn fit_table(
     with_spinner(msg, || valid.fit(&data)).map_err(|e| fit_failure(e, args, name))
 }
 
-/// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`.
+/// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`: its name and the
+/// parameters it uses.
 fn kernel_text(spec: &KernelSpec) -> String {
-    let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
-    match spec.kind {
-        KernelKind::Linear | KernelKind::Cosine => spec.kind.name().into(),
-        KernelKind::Rbf | KernelKind::Laplacian => format!("{} (gamma = {g})", spec.kind.name()),
-        KernelKind::Poly => format!(
-            "poly (gamma = {g}, degree = {}, coef0 = {})",
-            spec.degree,
-            float_text(spec.coef0)
-        ),
-        KernelKind::Sigmoid => {
-            format!("sigmoid (gamma = {g}, coef0 = {})", float_text(spec.coef0))
-        }
+    let uses = spec.kind.uses();
+    let mut params = Vec::new();
+    if uses.gamma {
+        let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
+        params.push(format!("gamma = {g}"));
+    }
+    if uses.degree {
+        params.push(format!("degree = {}", spec.degree));
+    }
+    if uses.coef0 {
+        params.push(format!("coef0 = {}", float_text(spec.coef0)));
+    }
+    match params.is_empty() {
+        true => spec.kind.name().into(),
+        false => format!("{} ({})", spec.kind.name(), params.join(", ")),
     }
 }
 
@@ -506,8 +464,8 @@ pub(crate) fn report_lines(fitted: &FittedKpca) -> Vec<String> {
 fn kernel_facts(fitted: &FittedKpca, table: &Table<f64>, stats: &ColumnStats) -> KernelFacts {
     let spec = fitted.kernel();
     let l1 = match spec.kind {
-        KernelKind::Rbf => Some(false),
-        KernelKind::Laplacian => Some(true),
+        KernelId::Rbf => Some(false),
+        KernelId::Laplacian => Some(true),
         _ => None,
     };
     let median_gamma = l1.and_then(|l1| {

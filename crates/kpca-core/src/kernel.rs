@@ -48,16 +48,24 @@ impl TryFrom<u16> for KernelId {
     }
 }
 
-/// Which of the parameters gamma, degree and coef0 a kernel uses (see
-/// [`KernelId::uses`]); the others are ignored, and stored as 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct UsedParams {
-    /// gamma: finite and > 0 when used.
+/// One flag for each kernel parameter: which a kernel uses
+/// ([`KernelId::uses`]; the others are ignored, and stored as 0), or which of
+/// those it uses are out of range ([`KernelId::invalid`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParamSet {
+    /// gamma (finite and > 0 when used).
     pub gamma: bool,
-    /// degree: 1..=[`MAX_DEGREE`] when used.
+    /// degree (1..=[`MAX_DEGREE`] when used).
     pub degree: bool,
-    /// coef0: finite when used.
+    /// coef0 (finite when used).
     pub coef0: bool,
+}
+
+impl ParamSet {
+    /// Whether any flag is set.
+    pub const fn any(self) -> bool {
+        self.gamma || self.degree || self.coef0
+    }
 }
 
 /// One row of the kernel vocabulary: everything the crates say about a kernel
@@ -72,12 +80,12 @@ struct Row {
     c_name: &'static str,
     /// k(x, z), in ASCII.
     formula: &'static str,
-    uses: UsedParams,
+    uses: ParamSet,
 }
 
 /// Shorthand for the table below.
-const fn uses(gamma: bool, degree: bool, coef0: bool) -> UsedParams {
-    UsedParams {
+const fn uses(gamma: bool, degree: bool, coef0: bool) -> ParamSet {
+    ParamSet {
         gamma,
         degree,
         coef0,
@@ -198,8 +206,22 @@ impl KernelId {
     }
 
     /// Which of gamma, degree and coef0 the kernel uses.
-    pub const fn uses(self) -> UsedParams {
+    pub const fn uses(self) -> ParamSet {
         self.row().uses
+    }
+
+    /// Which of the parameters this kernel uses are out of range for a
+    /// model (gamma not finite or not > 0, degree outside 1..=[`MAX_DEGREE`],
+    /// coef0 not finite): the one rule behind [`Error::BadKernelParameter`],
+    /// also read by the host to word its messages. None set: the kernel may
+    /// be stored with these fields.
+    pub fn invalid(self, gamma: f32, degree: u32, coef0: f32) -> ParamSet {
+        let uses = self.uses();
+        ParamSet {
+            gamma: uses.gamma && !(gamma.is_finite() && gamma > 0.0),
+            degree: uses.degree && !(1..=MAX_DEGREE).contains(&degree),
+            coef0: uses.coef0 && !coef0.is_finite(),
+        }
     }
 }
 
@@ -320,17 +342,14 @@ pub(crate) fn check_params(
     let Some(kernel) = KernelId::from_u32(id) else {
         return Err(Error::UnknownKernel);
     };
-    let UsedParams {
+    if kernel.invalid(gamma, degree, coef0).any() {
+        return Err(Error::BadKernelParameter);
+    }
+    let ParamSet {
         gamma: g,
         degree: dg,
         coef0: c0,
     } = kernel.uses();
-    let ok = (!g || (gamma.is_finite() && gamma > 0.0))
-        && (!dg || (1..=MAX_DEGREE).contains(&degree))
-        && (!c0 || coef0.is_finite());
-    if !ok {
-        return Err(Error::BadKernelParameter);
-    }
     Ok((
         if g { gamma } else { 0.0 },
         if dg { degree } else { 0 },
@@ -564,6 +583,9 @@ mod tests {
             Err(Error::BadKernelParameter)
         );
         assert!(Kernel::from_parts(Linear, f32::NAN, 0, f32::NAN).is_ok());
+        let bad = Polynomial.invalid(0.0, 1, f32::NAN);
+        assert_eq!((bad.gamma, bad.degree, bad.coef0), (true, false, true));
+        assert!(!Rbf.invalid(1.0, 0, f32::NAN).any());
         assert_eq!(KernelId::try_from(6), Err(Error::UnknownKernel));
         assert_eq!(powi(2.0, 10), 1024.0);
         assert_eq!(cosine(1.0, 0.0, 4.0), 0.0);

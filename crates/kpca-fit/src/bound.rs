@@ -23,7 +23,7 @@
 //! defined for q < m (the m-th is NaN); all zero when m = n.
 
 use crate::eigen::dense::dense_top;
-use crate::kernel::{cross_kernel, sq_norms, KernelKind};
+use crate::kernel::{cross_kernel, sq_norms, KernelId};
 use crate::{Dataset, FitError, FittedKpca, Method};
 use std::vec::Vec;
 
@@ -158,9 +158,9 @@ impl FittedKpca {
 }
 
 /// sup |k| of a kernel: 1 for rbf, laplacian and cosine; none otherwise.
-fn kernel_bound(kind: KernelKind) -> Result<f64, FitError> {
+fn kernel_bound(kind: KernelId) -> Result<f64, FitError> {
     match kind {
-        KernelKind::Rbf | KernelKind::Laplacian | KernelKind::Cosine => Ok(1.0),
+        KernelId::Rbf | KernelId::Laplacian | KernelId::Cosine => Ok(1.0),
         _ => Err(FitError::BoundUndefined {
             reason:
                 "the kernel is unbounded (the bound needs sup |k| finite: rbf, laplacian, cosine)",

@@ -58,7 +58,7 @@ impl TrainingData {
             z,
             n,
             d,
-            kernel: p.kernel.resolve(d)?,
+            kernel: p.kernel.resolve(d),
             standardizer,
         })
     }

@@ -2,7 +2,7 @@
 
 use crate::data::Dataset;
 use crate::driver::TrainingData;
-use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelId, KernelSpec};
 use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::{FitError, FitWarning};
 use kpca_core::model::{ModelParts, ModelRef};
@@ -543,10 +543,7 @@ impl FittedKpca {
         if let Some(map) = self.standardization_map() {
             return (to32(&self.core.points), Some(map));
         }
-        if !matches!(
-            self.kernel.spec().kind,
-            KernelKind::Rbf | KernelKind::Laplacian
-        ) {
+        if !matches!(self.kernel.spec().kind, KernelId::Rbf | KernelId::Laplacian) {
             return (to32(&self.core.points), None);
         }
         let centre32 = centre_of(&self.core.points, d);
@@ -569,7 +566,7 @@ impl FittedKpca {
     /// from the f32 points, row-major A, b, c, s, the eigenvalues as reported by
     /// [`FittedKpca::eigenvalues`], and the threshold. Validated by the core.
     pub fn to_model(&self) -> Result<DeviceModel, FitError> {
-        let kernel = self.kernel.to_device()?;
+        let kernel = self.kernel.to_device();
         let (a, b) = self.folded();
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
         let d = self.n_features;
@@ -618,7 +615,7 @@ impl FittedKpca {
     fn linear_map(&self, a: &[f64], b: &[f64]) -> Option<(LinearMap, Option<InputMap>)> {
         let kind = self.kernel.spec().kind;
         let k = self.n_components();
-        if !matches!(kind, KernelKind::Linear | KernelKind::Cosine)
+        if !matches!(kind, KernelId::Linear | KernelId::Cosine)
             || !worth_folding(self.n_points(), k)
         {
             return None;
@@ -634,7 +631,7 @@ impl FittedKpca {
         };
         let standardize = self.standardization_map();
         let map = match kind {
-            KernelKind::Cosine => fold_cosine(&e),
+            KernelId::Cosine => fold_cosine(&e),
             _ => fold_linear(&e, standardize.is_none()),
         };
         let input = match &map.centre {
@@ -708,13 +705,10 @@ impl FittedKpca {
         if let Some(g) = spec.gamma {
             params.push(("gamma".into(), format!("{g:?}")));
         }
-        if spec.kind == super::KernelKind::Poly {
+        if spec.kind.uses().degree {
             params.push(("degree".into(), format!("{}", spec.degree)));
         }
-        if matches!(
-            spec.kind,
-            super::KernelKind::Poly | super::KernelKind::Sigmoid
-        ) {
+        if spec.kind.uses().coef0 {
             params.push(("coef0".into(), format!("{:?}", spec.coef0)));
         }
         params.push(("n_components".into(), format!("{}", self.n_components())));

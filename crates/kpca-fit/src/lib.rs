@@ -96,13 +96,13 @@ pub use data::Dataset;
 pub use error::FitError;
 pub use export::ExportInfo;
 pub use fitted::{quantile, DeviceModel, FittedKpca, Method, SolverReport};
-pub use kernel::{KernelKind, KernelSpec};
+pub use kernel::{KernelId, KernelSpec, ParamSet};
 pub use landmarks::RPC_POOL_PER_LANDMARK;
 pub use nystrom_sums::{NystromSolution, NystromSums};
 pub use params::{
-    KernelPca, KernelPcaParams, Nystrom, ResolvedSolver, Solver, ValidKernelPcaParams,
-    AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,
-    DEFAULT_PINV_RTOL, DEFAULT_TOL,
+    KernelPca, KernelPcaParams, LandmarkMethod, Nystrom, ResolvedSolver, Solver,
+    ValidKernelPcaParams, AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE,
+    DEFAULT_MAX_ITER, DEFAULT_PINV_RTOL, DEFAULT_TOL,
 };
 pub use precomputed::{PrecomputedKpca, Selection};
 pub use preimage::{PreImageMap, DEFAULT_PREIMAGE_ALPHA};

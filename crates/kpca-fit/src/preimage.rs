@@ -19,7 +19,7 @@
 //!   from the learned map's answer with the stopping rule of [`MIKA_STEP_TOL`]
 //!   and [`MIKA_DENOMINATOR_TOL`].
 
-use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind};
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelId};
 use crate::{Dataset, FitError, FittedKpca};
 use faer::linalg::solvers::Solve;
 use faer::Mat;
@@ -141,7 +141,7 @@ impl FittedKpca {
     pub fn preimage(&self, data: &Dataset<'_>, steps: usize) -> Result<Vec<f64>, FitError> {
         let scores = self.transform(data)?;
         let start = self.inverse_transform(&scores)?;
-        if steps == 0 || self.kernel.kind != KernelKind::Rbf {
+        if steps == 0 || self.kernel.kind != KernelId::Rbf {
             return Ok(start);
         }
         let d = self.n_features;
