@@ -104,8 +104,8 @@ pub struct FitArgs {
     /// Training data: a CSV or NPY file, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
-    /// Kernel, with scikit-learn's names (required; sigmoid is indefinite:
-    /// negative eigenvalues are dropped).
+    /// Kernel, with scikit-learn's names; sigmoid is indefinite: its negative
+    /// eigenvalues are dropped (required).
     #[arg(long, value_name = "KERNEL", value_parser = kernel_parser())]
     pub kernel: KernelId,
     /// Kernel gamma, > 0 (rbf, laplacian, poly, sigmoid; ignored with a warning by

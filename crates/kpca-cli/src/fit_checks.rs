@@ -97,8 +97,8 @@ fn gamma_error(kernel: KernelId, g: f64) -> CliError {
     })
 }
 
-/// The fit's refusal of a kernel flag ([`kpca_fit::KernelSpec::check`],
-/// [`kpca_fit::KernelSpec::check_f32`]) in the flag's words.
+/// The fit's refusal of a kernel flag ([`kpca_fit::KernelSpec::check_f32`])
+/// in the flag's words.
 fn kernel_flag_error(kernel: KernelId, e: FitError) -> CliError {
     match e {
         FitError::BadGamma(g) => gamma_error(kernel, g),
@@ -142,8 +142,8 @@ fn warn_unused(console: &Console, flag: &str, value: &str, kernel: KernelId, use
 }
 
 /// Warns about the kernel flags the kernel does not use ([`KernelId::uses`]),
-/// then checks the ones it uses with the fit's checks, in f64 and in the
-/// device model's f32 ([`kpca_fit::KernelSpec::check_f32`]).
+/// then checks the ones it uses as the device model will hold them
+/// ([`kpca_fit::KernelSpec::check_f32`], which implies the fit's check).
 fn check_kernel_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
     let kernel = args.kernel;
     type Param = fn(ParamSet) -> bool;
@@ -158,9 +158,8 @@ fn check_kernel_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
             warn_unused(console, flag, &value, kernel, &users);
         }
     }
-    let spec = kernel_spec(args);
-    spec.check()
-        .and_then(|()| spec.check_f32())
+    kernel_spec(args)
+        .check_f32()
         .map_err(|e| kernel_flag_error(kernel, e))
 }
 

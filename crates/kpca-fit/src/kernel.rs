@@ -120,8 +120,9 @@ impl KernelSpec {
     /// Checks what the device model will hold of the parameters: the core's
     /// rule ([`KernelId::invalid`]) on their rounding to f32 (gamma when
     /// given: 1/d always passes), with the error [`KernelSpec::check`] gives
-    /// for the same parameter. For callers that want to refuse, before a fit,
-    /// a gamma or coef0 that would leave it without a device model (the
+    /// for the same parameter. Stricter than [`KernelSpec::check`] (whatever
+    /// passes it passes that too): for callers that want to refuse, before a
+    /// fit, a gamma or coef0 that would leave it without a device model (the
     /// command line does); the export runs the same rule again.
     pub fn check_f32(&self) -> Result<(), FitError> {
         let gamma = self.gamma.unwrap_or(1.0);

@@ -477,6 +477,12 @@ mod tests {
             assert_eq!(LandmarkMethod::from_name(l.name()), Some(l));
         }
         assert_eq!(Solver::from_name("arpack"), None);
+        let auto = Solver::Auto.summary();
+        assert!(auto.contains(&format!("n <= {AUTO_DENSE_MAX_N}")), "{auto}");
+        assert!(
+            auto.contains(&format!("n/{AUTO_DENSE_K_FRACTION}")),
+            "{auto}"
+        );
         assert_eq!(LandmarkMethod::from_name("kmeans"), None);
         assert_eq!(
             LandmarkMethod::RpCholesky.nystrom(5, 2),
