@@ -13,12 +13,12 @@ use crate::fit_steps::{device_failure, fit_failure, fit_params, print_report, re
 use crate::hints::{self, KernelFacts, ModelShape};
 use crate::output::{is_stdout, write_output, Console};
 use crate::table::{read_table, Table};
-use kpca_fit::{Dataset, FittedKpca, KernelKind, Method, ModelBlob};
+use kpca_fit::{Dataset, FittedKpca, KernelId, Method, ModelBlob};
 use std::time::{Duration, Instant};
 
 /// The arguments, defined in [`crate::fit_args`] (here too, for the paths
 /// this module has always had).
-pub use crate::fit_args::{FitArgs, KernelArg, LandmarkArg, SolverArg};
+pub use crate::fit_args::FitArgs;
 
 /// A spinner on standard error while `work` runs, when standard error is a
 /// terminal (indicatif draws nothing otherwise).
@@ -60,8 +60,8 @@ fn fit_table(
 fn kernel_facts(fitted: &FittedKpca, table: &Table<f64>, stats: &ColumnStats) -> KernelFacts {
     let spec = fitted.kernel();
     let l1 = match spec.kind {
-        KernelKind::Rbf => Some(false),
-        KernelKind::Laplacian => Some(true),
+        KernelId::Rbf => Some(false),
+        KernelId::Laplacian => Some(true),
         _ => None,
     };
     let median_gamma = l1.and_then(|l1| {

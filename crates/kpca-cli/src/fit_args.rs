@@ -1,88 +1,46 @@
 //! The arguments of `kpca fit` (in memory and streamed): the flags and the
-//! kernel, solver and landmark-method names they take. The checks of the
+//! value parsers of the kernel, solver and landmark-method names, read with
+//! the name tables of the core and the fit. The checks of the
 //! flags are [`crate::fit_checks`]; the help text after the options is
 //! `cmd_fit`'s (set on the subcommand).
 
-use clap::{Args, ValueEnum};
-use kpca_fit::{KernelKind, Solver};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::Args;
+use kpca_fit::{KernelId, KernelSpec, LandmarkMethod, Solver};
 use std::path::PathBuf;
 
-/// A kernel, by scikit-learn's name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum KernelArg {
-    /// x'z
-    Linear,
-    /// (gamma x'z + coef0)^degree
-    Poly,
-    /// exp(-gamma ||x - z||^2)
-    Rbf,
-    /// exp(-gamma ||x - z||_1)
-    Laplacian,
-    /// tanh(gamma x'z + coef0) (indefinite: negative eigenvalues are dropped)
-    Sigmoid,
-    /// x'z / (||x|| ||z||)
-    Cosine,
+/// A value parser that offers the names of `values` (with their help lines
+/// and aliases) and reads the one given with `from_name`: the table behind
+/// `from_name` decides, clap lists the names and refuses others.
+fn table_parser<T: Clone + Send + Sync + 'static>(
+    values: impl IntoIterator<Item = PossibleValue>,
+    from_name: fn(&str) -> Option<T>,
+) -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(values)
+        .try_map(move |name| from_name(&name).ok_or(format!("unknown name {name:?}")))
 }
 
-impl KernelArg {
-    /// The fit's kernel kind.
-    pub fn kind(self) -> KernelKind {
-        match self {
-            KernelArg::Linear => KernelKind::Linear,
-            KernelArg::Poly => KernelKind::Poly,
-            KernelArg::Rbf => KernelKind::Rbf,
-            KernelArg::Laplacian => KernelKind::Laplacian,
-            KernelArg::Sigmoid => KernelKind::Sigmoid,
-            KernelArg::Cosine => KernelKind::Cosine,
-        }
-    }
+/// `--kernel`: the core's kernel names ([`KernelId::from_name`]), aliases
+/// included.
+fn kernel_parser() -> impl TypedValueParser<Value = KernelId> {
+    let values = KernelId::ALL.map(|k| {
+        PossibleValue::new(k.name())
+            .help(k.formula())
+            .aliases(k.aliases().iter().copied())
+    });
+    table_parser(values, KernelId::from_name)
 }
 
-/// How `--nystrom M` chooses its landmarks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LandmarkArg {
-    /// M training rows drawn uniformly without replacement
-    Uniform,
-    /// k-means++ seeding: each next row drawn in proportion to its squared
-    /// distance to the nearest landmark so far
-    #[value(name = "kmeans++")]
-    KmeansPp,
-    /// randomly pivoted Cholesky of the kernel matrix: each next row drawn in
-    /// proportion to what the landmarks so far leave unexplained of it (on a
-    /// uniform pool of 20 M rows)
-    Rpcholesky,
+/// `--landmark-method`: the fit's names ([`LandmarkMethod::from_name`]).
+fn landmark_parser() -> impl TypedValueParser<Value = LandmarkMethod> {
+    let values = LandmarkMethod::ALL.map(|l| PossibleValue::new(l.name()).help(l.summary()));
+    table_parser(values, LandmarkMethod::from_name)
 }
 
-/// The eigen solver of a full fit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SolverArg {
-    /// dense for n <= 1000 or k > n/10, iterative otherwise
-    Auto,
-    /// every eigenpair of the n x n centred kernel matrix, O(n^3)
-    Dense,
-    /// the top k eigenpairs only (thick-restart Lanczos), O(n^2) per cycle
-    Iterative,
-}
-
-impl SolverArg {
-    /// The name as typed.
-    pub fn name(self) -> &'static str {
-        match self {
-            SolverArg::Auto => "auto",
-            SolverArg::Dense => "dense",
-            SolverArg::Iterative => "iterative",
-        }
-    }
-}
-
-impl From<SolverArg> for Solver {
-    fn from(s: SolverArg) -> Solver {
-        match s {
-            SolverArg::Auto => Solver::Auto,
-            SolverArg::Dense => Solver::Dense,
-            SolverArg::Iterative => Solver::Iterative,
-        }
-    }
+/// `--solver`: the fit's names ([`Solver::from_name`]).
+fn solver_parser() -> impl TypedValueParser<Value = Solver> {
+    let values = Solver::ALL.map(|s| PossibleValue::new(s.name()).help(s.summary()));
+    table_parser(values, Solver::from_name)
 }
 
 /// The help of `--components`, with the device model's limit.
@@ -109,9 +67,10 @@ pub struct FitArgs {
     /// Training data: a CSV or NPY file, or `-` for standard input (required).
     #[arg(long, value_name = "FILE")]
     pub input: PathBuf,
-    /// Kernel, with scikit-learn's names (required).
-    #[arg(long, value_enum, value_name = "KERNEL")]
-    pub kernel: KernelArg,
+    /// Kernel, with scikit-learn's names; sigmoid is indefinite: its negative
+    /// eigenvalues are dropped (required).
+    #[arg(long, value_name = "KERNEL", value_parser = kernel_parser())]
+    pub kernel: KernelId,
     /// Kernel gamma, > 0 (rbf, laplacian, poly, sigmoid; ignored with a warning by
     /// linear and cosine) [default: 1/d, d = number of input features, as scikit-learn].
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
@@ -141,16 +100,16 @@ pub struct FitArgs {
     pub seed: Option<u64>,
     /// How --nystrom chooses its M landmarks (docs/NYSTROM.md
     /// compares them) [default: uniform].
-    #[arg(long, value_enum, value_name = "METHOD", requires = "nystrom")]
-    pub landmark_method: Option<LandmarkArg>,
+    #[arg(long, value_name = "METHOD", requires = "nystrom", value_parser = landmark_parser())]
+    pub landmark_method: Option<LandmarkMethod>,
     /// Nyström kernel PCA on these landmarks: a file of 0-based training row
     /// indices, one per line, or `-` for standard input [default: none].
     #[arg(long, value_name = "FILE")]
     pub landmarks: Option<PathBuf>,
     /// Eigen solver of a full fit (a Nyström fit always solves its m x m problems
     /// densely; the flag is then ignored with a warning) [default: auto].
-    #[arg(long, value_enum, value_name = "SOLVER")]
-    pub solver: Option<SolverArg>,
+    #[arg(long, value_name = "SOLVER", value_parser = solver_parser())]
+    pub solver: Option<Solver>,
     /// Fraction of training rows allowed above the anomaly threshold, between 0 and
     /// 1: the threshold is the (1 - R) quantile of the training anomaly scores.
     #[arg(
@@ -208,4 +167,20 @@ pub struct FitArgs {
     /// Print no report and no hints, only warnings and errors [default: off].
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+impl FitArgs {
+    /// The kernel spec of the arguments (gamma unresolved when not given;
+    /// degree and coef0 scikit-learn's defaults when not given).
+    pub fn kernel_spec(&self) -> KernelSpec {
+        let mut spec = KernelSpec::new(self.kernel);
+        spec.gamma = self.gamma;
+        if let Some(degree) = self.degree {
+            spec.degree = degree;
+        }
+        if let Some(coef0) = self.coef0 {
+            spec.coef0 = coef0;
+        }
+        spec
+    }
 }

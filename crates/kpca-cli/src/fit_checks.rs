@@ -8,12 +8,12 @@
 //! [`kpca_fit::MAX_FULL_POINTS`]; [`limits_help`] states them in `--help`.
 
 use crate::error::{count, CliError, CliResult};
-use crate::fit_args::{FitArgs, KernelArg, SolverArg};
+use crate::fit_args::FitArgs;
 use crate::output::{float_text, number_text, Console};
 use crate::table::{RowOrigin, Table};
 use kpca_core::format::blob_len_for;
 use kpca_core::{MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS};
-use kpca_fit::MAX_FULL_POINTS;
+use kpca_fit::{FitError, KernelId, ParamSet, Solver, MAX_FULL_POINTS};
 
 /// The largest magnitude whose square is finite in f32 (about 1.8e19): without
 /// standardisation the device computes each row's squared norm in f32.
@@ -38,26 +38,11 @@ pub fn limits_help() -> String {
     )
 }
 
-/// Whether the kernel has a gamma, a degree, a coef0.
-fn uses(kernel: KernelArg) -> (bool, bool, bool) {
-    match kernel {
-        KernelArg::Linear | KernelArg::Cosine => (false, false, false),
-        KernelArg::Rbf | KernelArg::Laplacian => (true, false, false),
-        KernelArg::Poly => (true, true, true),
-        KernelArg::Sigmoid => (true, false, true),
-    }
-}
-
-/// The kernel's name as typed (`rbf`, `poly`, ...).
-pub fn kernel_name(kernel: KernelArg) -> &'static str {
-    kernel.kind().name()
-}
-
 /// What the kernel becomes with gamma = 0, for the message refusing it.
-fn constant_with_zero_gamma(kernel: KernelArg) -> &'static str {
+fn constant_with_zero_gamma(kernel: KernelId) -> &'static str {
     match kernel {
-        KernelArg::Poly => "coef0^degree",
-        KernelArg::Sigmoid => "tanh(coef0)",
+        KernelId::Polynomial => "coef0^degree",
+        KernelId::Sigmoid => "tanh(coef0)",
         _ => "exp(0) = 1",
     }
 }
@@ -78,111 +63,104 @@ fn check_components(k: usize) -> CliResult<()> {
     Ok(())
 }
 
-/// Checks a given `--gamma`: finite, > 0, and still so once rounded to f32.
-fn check_gamma(kernel: KernelArg, g: f64) -> CliResult<()> {
-    let name = kernel_name(kernel);
-    if g == 0.0 {
-        return Err(CliError::usage(format!(
-            "--gamma 0: with gamma = 0 every {name} kernel value is the same constant \
-             ({}), so there is no variance to find (scikit-learn accepts gamma = 0 and returns \
+/// The message for a `--gamma` the fit refused ([`FitError::BadGamma`]:
+/// not finite and > 0 in f64 or once rounded to f32), by what is wrong with it.
+fn gamma_error(kernel: KernelId, g: f64) -> CliError {
+    let g32 = g as f32;
+    CliError::usage(if g == 0.0 {
+        format!(
+            "--gamma 0: with gamma = 0 every {} kernel value is the same constant ({}), so \
+             there is no variance to find (scikit-learn accepts gamma = 0 and returns \
              eigenvalues 0 and all-zero components); the device model needs gamma > 0: give a \
              positive value, or leave --gamma out for 1/d",
+            kernel.name(),
             constant_with_zero_gamma(kernel)
-        )));
-    }
-    if !g.is_finite() || g < 0.0 {
-        return Err(CliError::usage(format!(
+        )
+    } else if !g.is_finite() || g < 0.0 {
+        format!(
             "--gamma {}: gamma must be a finite number > 0",
             number_text(g)
-        )));
-    }
-    let g32 = g as f32;
-    if g32 == 0.0 {
-        return Err(CliError::usage(format!(
+        )
+    } else if g32 == 0.0 {
+        format!(
             "--gamma {}: rounds to 0 in f32, the device model's precision (the smallest \
              positive f32 is {})",
             number_text(g),
             float_text(f32::from_bits(1))
-        )));
-    }
-    if !g32.is_finite() {
-        return Err(CliError::usage(format!(
+        )
+    } else {
+        format!(
             "--gamma {}: past the f32 range of the device model (at most {})",
             number_text(g),
             float_text(f32::MAX)
-        )));
-    }
-    Ok(())
+        )
+    })
 }
 
-/// Checks `--degree` (poly) against 1..=[`MAX_DEGREE`].
-fn check_degree(degree: u32) -> CliResult<()> {
-    if degree == 0 || degree > MAX_DEGREE {
-        return Err(CliError::usage(format!(
+/// The fit's refusal of a kernel flag ([`kpca_fit::KernelSpec::check_f32`])
+/// in the flag's words.
+fn kernel_flag_error(kernel: KernelId, e: FitError) -> CliError {
+    match e {
+        FitError::BadGamma(g) => gamma_error(kernel, g),
+        FitError::BadDegree(degree) => CliError::usage(format!(
             "--degree {degree}: the polynomial degree must be 1 to {MAX_DEGREE} \
              (kpca::MAX_DEGREE)"
-        )));
-    }
-    Ok(())
-}
-
-/// Checks `--coef0`: finite in f64 and in f32.
-fn check_coef0(c: f64) -> CliResult<()> {
-    if !c.is_finite() || !(c as f32).is_finite() {
-        return Err(CliError::usage(format!(
+        )),
+        FitError::BadCoef0(c) => CliError::usage(format!(
             "--coef0 {}: must be a finite number within the f32 range of the device model \
              (|coef0| <= {})",
             number_text(c),
             float_text(f32::MAX)
-        )));
+        )),
+        other => CliError::usage(other.to_string()),
     }
-    Ok(())
+}
+
+/// The kernels that use a parameter, for the warning about it: `"poly and
+/// sigmoid"`.
+fn users_of(uses: impl Fn(KernelId) -> bool) -> String {
+    let names: Vec<&str> = KernelId::ALL
+        .into_iter()
+        .filter(|&k| uses(k))
+        .map(KernelId::name)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// Warns about a kernel parameter given to a kernel that does not use it.
-fn warn_unused(console: &Console, flag: &str, value: &str, kernel: KernelArg, users: &str) {
+fn warn_unused(console: &Console, flag: &str, value: &str, kernel: KernelId, users: &str) {
     let verb = if users.contains(' ') { "use" } else { "uses" };
     console.warning(&format!(
         "{flag} {value} is ignored: the {} kernel has no {} (only {users} {verb} it), as in \
          scikit-learn",
-        kernel_name(kernel),
+        kernel.name(),
         flag.trim_start_matches('-')
     ));
 }
 
-/// Checks the kernel's flags; warns about the ones its kernel does not use.
+/// Warns about the kernel flags the kernel does not use ([`KernelId::uses`]),
+/// then checks the ones it uses as the device model will hold them
+/// ([`kpca_fit::KernelSpec::check_f32`], which implies the fit's check).
 fn check_kernel_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
-    let (g, dg, c0) = uses(args.kernel);
-    if let Some(gamma) = args.gamma {
-        if g {
-            check_gamma(args.kernel, gamma)?;
-        } else {
-            let users = "rbf, laplacian, poly and sigmoid";
-            warn_unused(console, "--gamma", &number_text(gamma), args.kernel, users);
+    let kernel = args.kernel;
+    type Param = fn(ParamSet) -> bool;
+    let flags: [(&str, Option<String>, Param); 3] = [
+        ("--gamma", args.gamma.map(number_text), |u| u.gamma),
+        ("--degree", args.degree.map(|d| d.to_string()), |u| u.degree),
+        ("--coef0", args.coef0.map(number_text), |u| u.coef0),
+    ];
+    for (flag, value, param) in flags {
+        if let Some(value) = value.filter(|_| !param(kernel.uses())) {
+            let users = users_of(|k| param(k.uses()));
+            warn_unused(console, flag, &value, kernel, &users);
         }
     }
-    if let Some(degree) = args.degree {
-        if dg {
-            check_degree(degree)?;
-        } else {
-            warn_unused(
-                console,
-                "--degree",
-                &degree.to_string(),
-                args.kernel,
-                "poly",
-            );
-        }
-    }
-    if let Some(coef0) = args.coef0 {
-        if c0 {
-            check_coef0(coef0)?;
-        } else {
-            let users = "poly and sigmoid";
-            warn_unused(console, "--coef0", &number_text(coef0), args.kernel, users);
-        }
-    }
-    Ok(())
+    args.kernel_spec()
+        .check_f32()
+        .map_err(|e| kernel_flag_error(kernel, e))
 }
 
 /// The message for more landmarks than the device model holds.
@@ -225,7 +203,7 @@ pub fn check_flags(args: &FitArgs, console: &Console) -> CliResult<()> {
         )));
     }
     let nystrom = args.nystrom.is_some() || args.landmarks.is_some();
-    if let Some(solver) = args.solver.filter(|&s| nystrom && s != SolverArg::Auto) {
+    if let Some(solver) = args.solver.filter(|&s| nystrom && s != Solver::Auto) {
         console.warning(&format!(
             "--solver {} is ignored: a Nyström fit always solves its m x m problems densely",
             solver.name()

@@ -4,28 +4,14 @@
 //! report.
 
 use crate::error::{count, fit_error, CliError, CliResult};
-use crate::fit_args::{FitArgs, KernelArg, LandmarkArg, SolverArg};
+use crate::fit_args::FitArgs;
 use crate::fit_checks;
 use crate::output::{float_text, output_name, Console};
 use crate::table::{read_indices, Source};
 use kpca_fit::{
-    FitError, FittedKpca, KernelKind, KernelPca, KernelSpec, Method, ModelBlob, Nystrom,
+    FitError, FittedKpca, KernelId, KernelPca, KernelSpec, Method, ModelBlob, Nystrom,
     SolverReport, ValidKernelPcaParams,
 };
-
-/// The kernel spec of the arguments (gamma unresolved when not given; degree
-/// and coef0 scikit-learn's defaults when not given).
-fn kernel_spec(args: &FitArgs) -> KernelSpec {
-    let mut spec = KernelSpec::new(args.kernel.kind());
-    spec.gamma = args.gamma;
-    if let Some(degree) = args.degree {
-        spec.degree = degree;
-    }
-    if let Some(coef0) = args.coef0 {
-        spec.coef0 = coef0;
-    }
-    spec
-}
 
 /// The fit's errors, worded with the flags (the checks before the fit leave
 /// only those that depend on the fit itself).
@@ -51,12 +37,12 @@ pub(crate) fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
         FitError::NonFiniteKernel => CliError::input(format!(
             "{name}: a kernel value is NaN or infinite{}: use a smaller --gamma{}, or pass \
              --standardize",
-            if args.kernel == KernelArg::Poly {
+            if args.kernel == KernelId::Polynomial {
                 " (poly)"
             } else {
                 ""
             },
-            if args.kernel == KernelArg::Poly {
+            if args.kernel == KernelId::Polynomial {
                 " or --degree"
             } else {
                 ""
@@ -77,8 +63,8 @@ pub(crate) fn fit_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
 /// input values were checked: kernel values or coefficients overflow f32).
 pub(crate) fn device_failure(e: FitError, args: &FitArgs, name: &str) -> CliError {
     let change = match args.kernel {
-        KernelArg::Poly => "use a smaller --gamma or --degree",
-        KernelArg::Linear | KernelArg::Cosine => "rescale the data",
+        KernelId::Polynomial => "use a smaller --gamma or --degree",
+        KernelId::Linear | KernelId::Cosine => "rescale the data",
         _ => "use a smaller --gamma",
     };
     let standardize = if args.standardize {
@@ -113,18 +99,14 @@ pub(crate) fn fit_params(
     name: &str,
 ) -> CliResult<ValidKernelPcaParams> {
     let mut params = KernelPca::params()
-        .kernel(kernel_spec(args))
+        .kernel(args.kernel_spec())
         .n_components(args.components)
-        .solver(args.solver.unwrap_or(SolverArg::Auto).into())
+        .solver(args.solver.unwrap_or_default())
         .standardize(args.standardize)
         .false_alarm_rate(args.false_alarm_rate);
     if let Some(m) = args.nystrom {
         let seed = args.seed.unwrap_or(0);
-        params = params.nystrom(match args.landmark_method.unwrap_or(LandmarkArg::Uniform) {
-            LandmarkArg::Uniform => Nystrom::random(m, seed),
-            LandmarkArg::KmeansPp => Nystrom::kmeans_pp(m, seed),
-            LandmarkArg::Rpcholesky => Nystrom::rp_cholesky(m, seed),
-        });
+        params = params.nystrom(args.landmark_method.unwrap_or_default().nystrom(m, seed));
     }
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
@@ -132,20 +114,24 @@ pub(crate) fn fit_params(
     params.check().map_err(|e| fit_failure(e, args, name))
 }
 
-/// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`.
+/// Describes the fitted kernel, e.g. `rbf (gamma = 0.5)`: its name and the
+/// parameters it uses.
 fn kernel_text(spec: &KernelSpec) -> String {
-    let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
-    match spec.kind {
-        KernelKind::Linear | KernelKind::Cosine => spec.kind.name().into(),
-        KernelKind::Rbf | KernelKind::Laplacian => format!("{} (gamma = {g})", spec.kind.name()),
-        KernelKind::Poly => format!(
-            "poly (gamma = {g}, degree = {}, coef0 = {})",
-            spec.degree,
-            float_text(spec.coef0)
-        ),
-        KernelKind::Sigmoid => {
-            format!("sigmoid (gamma = {g}, coef0 = {})", float_text(spec.coef0))
-        }
+    let uses = spec.kind.uses();
+    let mut params = Vec::new();
+    if uses.gamma {
+        let g = spec.gamma.map(float_text).unwrap_or_else(|| "1/d".into());
+        params.push(format!("gamma = {g}"));
+    }
+    if uses.degree {
+        params.push(format!("degree = {}", spec.degree));
+    }
+    if uses.coef0 {
+        params.push(format!("coef0 = {}", float_text(spec.coef0)));
+    }
+    match params.is_empty() {
+        true => spec.kind.name().into(),
+        false => format!("{} ({})", spec.kind.name(), params.join(", ")),
     }
 }
 

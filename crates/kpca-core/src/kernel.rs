@@ -44,38 +44,183 @@ pub(crate) fn folds_to_linear_map(kernel: u32) -> bool {
 impl TryFrom<u16> for KernelId {
     type Error = Error;
     fn try_from(v: u16) -> Result<Self, Error> {
-        Ok(match v {
-            0 => KernelId::Linear,
-            1 => KernelId::Polynomial,
-            2 => KernelId::Rbf,
-            3 => KernelId::Laplacian,
-            4 => KernelId::Sigmoid,
-            5 => KernelId::Cosine,
-            _ => return Err(Error::UnknownKernel),
-        })
+        KernelId::from_u32(u32::from(v)).ok_or(Error::UnknownKernel)
     }
 }
 
+/// One flag for each kernel parameter: which a kernel uses
+/// ([`KernelId::uses`]; the others are ignored, and stored as 0), or which of
+/// those it uses are out of range ([`KernelId::invalid`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ParamSet {
+    /// gamma (finite and > 0 when used).
+    pub gamma: bool,
+    /// degree (1..=[`MAX_DEGREE`] when used).
+    pub degree: bool,
+    /// coef0 (finite when used).
+    pub coef0: bool,
+}
+
+impl ParamSet {
+    /// Whether any flag is set.
+    pub const fn any(self) -> bool {
+        self.gamma || self.degree || self.coef0
+    }
+}
+
+/// One row of the kernel vocabulary: everything the crates say about a kernel
+/// id apart from its formula in code.
+struct Row {
+    id: KernelId,
+    /// scikit-learn's name.
+    name: &'static str,
+    /// Other accepted spellings.
+    aliases: &'static [&'static str],
+    /// The C API's name (`KPCA_KERNEL_<NAME>`, `kpca_<name>_project`).
+    c_name: &'static str,
+    /// k(x, z), in ASCII.
+    formula: &'static str,
+    uses: ParamSet,
+}
+
+/// Shorthand for the table below.
+const fn uses(gamma: bool, degree: bool, coef0: bool) -> ParamSet {
+    ParamSet {
+        gamma,
+        degree,
+        coef0,
+    }
+}
+
+/// The kernel vocabulary, in id order (row i is id i): the one place that says
+/// each kernel's names and which parameters it uses.
+const TABLE: [Row; 6] = [
+    Row {
+        id: KernelId::Linear,
+        name: "linear",
+        aliases: &[],
+        c_name: "linear",
+        formula: "x'z",
+        uses: uses(false, false, false),
+    },
+    Row {
+        id: KernelId::Polynomial,
+        name: "poly",
+        aliases: &["polynomial"],
+        c_name: "polynomial",
+        formula: "(gamma x'z + coef0)^degree",
+        uses: uses(true, true, true),
+    },
+    Row {
+        id: KernelId::Rbf,
+        name: "rbf",
+        aliases: &[],
+        c_name: "rbf",
+        formula: "exp(-gamma ||x - z||^2)",
+        uses: uses(true, false, false),
+    },
+    Row {
+        id: KernelId::Laplacian,
+        name: "laplacian",
+        aliases: &[],
+        c_name: "laplacian",
+        formula: "exp(-gamma ||x - z||_1)",
+        uses: uses(true, false, false),
+    },
+    Row {
+        id: KernelId::Sigmoid,
+        name: "sigmoid",
+        aliases: &[],
+        c_name: "sigmoid",
+        formula: "tanh(gamma x'z + coef0)",
+        uses: uses(true, false, true),
+    },
+    Row {
+        id: KernelId::Cosine,
+        name: "cosine",
+        aliases: &[],
+        c_name: "cosine",
+        formula: "x'z / (||x|| ||z||)",
+        uses: uses(false, false, false),
+    },
+];
+
 impl KernelId {
+    /// Every kernel, in id order.
+    pub const ALL: [KernelId; 6] = [
+        KernelId::Linear,
+        KernelId::Polynomial,
+        KernelId::Rbf,
+        KernelId::Laplacian,
+        KernelId::Sigmoid,
+        KernelId::Cosine,
+    ];
+
+    /// This kernel's row of the vocabulary.
+    const fn row(self) -> &'static Row {
+        match self {
+            KernelId::Linear => &TABLE[0],
+            KernelId::Polynomial => &TABLE[1],
+            KernelId::Rbf => &TABLE[2],
+            KernelId::Laplacian => &TABLE[3],
+            KernelId::Sigmoid => &TABLE[4],
+            KernelId::Cosine => &TABLE[5],
+        }
+    }
+
+    /// The kernel with this stored id, if there is one.
+    pub fn from_u32(id: u32) -> Option<KernelId> {
+        KernelId::ALL.into_iter().find(|&k| k as u32 == id)
+    }
+
+    /// The kernel with this scikit-learn name or accepted alias (`"poly"` or
+    /// `"polynomial"`, ...); case-sensitive, as scikit-learn.
+    pub fn from_name(name: &str) -> Option<KernelId> {
+        TABLE
+            .iter()
+            .find(|r| r.name == name || r.aliases.contains(&name))
+            .map(|r| r.id)
+    }
+
     /// scikit-learn's name for the kernel (`"linear"`, `"poly"`, `"rbf"`, ...).
     pub const fn name(self) -> &'static str {
-        match self {
-            KernelId::Linear => "linear",
-            KernelId::Polynomial => "poly",
-            KernelId::Rbf => "rbf",
-            KernelId::Laplacian => "laplacian",
-            KernelId::Sigmoid => "sigmoid",
-            KernelId::Cosine => "cosine",
-        }
+        self.row().name
+    }
+
+    /// The other spellings [`KernelId::from_name`] accepts (`["polynomial"]`
+    /// for `poly`).
+    pub const fn aliases(self) -> &'static [&'static str] {
+        self.row().aliases
     }
 
     /// The kernel's name in the C API, in lower case: `KPCA_KERNEL_<NAME>`
     /// and the single-kernel entry points `kpca_<name>_project` and the
     /// others (`"polynomial"` where scikit-learn says `"poly"`).
     pub const fn c_name(self) -> &'static str {
-        match self {
-            KernelId::Polynomial => "polynomial",
-            other => other.name(),
+        self.row().c_name
+    }
+
+    /// k(x, z) in ASCII, for help texts (`"exp(-gamma ||x - z||^2)"`).
+    pub const fn formula(self) -> &'static str {
+        self.row().formula
+    }
+
+    /// Which of gamma, degree and coef0 the kernel uses.
+    pub const fn uses(self) -> ParamSet {
+        self.row().uses
+    }
+
+    /// Which of the parameters this kernel uses are out of range for a
+    /// model (gamma not finite or not > 0, degree outside 1..=[`MAX_DEGREE`],
+    /// coef0 not finite): the one rule behind [`Error::BadKernelParameter`],
+    /// also read by the host to word its messages. None set: the kernel may
+    /// be stored with these fields.
+    pub fn invalid(self, gamma: f32, degree: u32, coef0: f32) -> ParamSet {
+        let uses = self.uses();
+        ParamSet {
+            gamma: uses.gamma && !(gamma.is_finite() && gamma > 0.0),
+            degree: uses.degree && !(1..=MAX_DEGREE).contains(&degree),
+            coef0: uses.coef0 && !coef0.is_finite(),
         }
     }
 }
@@ -132,7 +277,15 @@ impl Kernel {
     /// Parameters a kernel does not use are ignored.
     pub fn from_parts(id: KernelId, gamma: f32, degree: u32, coef0: f32) -> Result<Kernel, Error> {
         let (gamma, degree, coef0) = check_params(id as u32, gamma, degree, coef0)?;
-        Ok(match id {
+        Ok(Kernel::unchecked(id, gamma, degree, coef0))
+    }
+
+    /// The kernel of this id with these parameter fields, not checked (the
+    /// fields the kernel does not use are dropped): [`Kernel::validate`], or
+    /// the model's check when the kernel goes into one
+    /// ([`crate::ModelRef::from_parts`]), says whether they are valid.
+    pub const fn unchecked(id: KernelId, gamma: f32, degree: u32, coef0: f32) -> Kernel {
+        match id {
             KernelId::Linear => Kernel::Linear,
             KernelId::Polynomial => Kernel::Polynomial {
                 gamma,
@@ -143,7 +296,7 @@ impl Kernel {
             KernelId::Laplacian => Kernel::Laplacian { gamma },
             KernelId::Sigmoid => Kernel::Sigmoid { gamma, coef0 },
             KernelId::Cosine => Kernel::Cosine,
-        })
+        }
     }
 
     /// Checks the parameters of an already-built kernel.
@@ -169,17 +322,9 @@ impl Kernel {
     /// The kernel of stored fields that [`check_params`] accepted (an
     /// unknown id, which a validated model cannot hold, reads as linear).
     pub(crate) fn from_stored(id: u32, gamma: f32, degree: u32, coef0: f32) -> Kernel {
-        match id {
-            1 => Kernel::Polynomial {
-                gamma,
-                degree,
-                coef0,
-            },
-            2 => Kernel::Rbf { gamma },
-            3 => Kernel::Laplacian { gamma },
-            4 => Kernel::Sigmoid { gamma, coef0 },
-            5 => Kernel::Cosine,
-            _ => Kernel::Linear,
+        match KernelId::from_u32(id) {
+            Some(id) => Kernel::unchecked(id, gamma, degree, coef0),
+            None => Kernel::Linear,
         }
     }
 }
@@ -194,18 +339,17 @@ pub(crate) fn check_params(
     degree: u32,
     coef0: f32,
 ) -> Result<(f32, u32, f32), Error> {
-    if id > KernelId::Cosine as u32 {
+    let Some(kernel) = KernelId::from_u32(id) else {
         return Err(Error::UnknownKernel);
-    }
-    // Bit i of each mask: whether kernel id i uses the parameter.
-    let uses = |mask: u32| (mask >> id) & 1 != 0;
-    let (g, dg, c0) = (uses(0b11110), uses(0b00010), uses(0b10010));
-    let ok = (!g || (gamma.is_finite() && gamma > 0.0))
-        && (!dg || (1..=MAX_DEGREE).contains(&degree))
-        && (!c0 || coef0.is_finite());
-    if !ok {
+    };
+    if kernel.invalid(gamma, degree, coef0).any() {
         return Err(Error::BadKernelParameter);
     }
+    let ParamSet {
+        gamma: g,
+        degree: dg,
+        coef0: c0,
+    } = kernel.uses();
     Ok((
         if g { gamma } else { 0.0 },
         if dg { degree } else { 0 },
@@ -386,6 +530,36 @@ mod tests {
     }
 
     #[test]
+    fn the_vocabulary_table_is_in_id_order_and_names_each_kernel_once() {
+        for (i, (k, row)) in KernelId::ALL.iter().zip(&TABLE).enumerate() {
+            assert_eq!((*k as usize, row.id as usize), (i, i));
+            assert_eq!(KernelId::from_u32(i as u32), Some(*k));
+            assert_eq!(KernelId::try_from(i as u16), Ok(*k));
+            assert_eq!(KernelId::from_name(k.name()), Some(*k));
+            for alias in k.aliases() {
+                assert_eq!(KernelId::from_name(alias), Some(*k));
+            }
+            assert!(k.c_name().bytes().all(|b| b.is_ascii_lowercase()));
+            // What the table says is used is what the stored kernel keeps.
+            let (g, d, c) = Kernel::unchecked(*k, 2.0, 3, 4.0).params();
+            let uses = k.uses();
+            assert_eq!(
+                (g != 0.0, d != 0, c != 0.0),
+                (uses.gamma, uses.degree, uses.coef0)
+            );
+        }
+        let names = KernelId::ALL
+            .iter()
+            .flat_map(|k| core::iter::once(k.name()).chain(k.aliases().iter().copied()));
+        let all: std::vec::Vec<&str> = names.collect();
+        for (i, a) in all.iter().enumerate() {
+            assert!(!all[i + 1..].contains(a), "{a} names two kernels");
+        }
+        assert_eq!(KernelId::from_name("Polynomial"), None);
+        assert_eq!(KernelId::from_u32(6), None);
+    }
+
+    #[test]
     fn parameters_are_checked() {
         use KernelId::*;
         assert_eq!(
@@ -409,6 +583,9 @@ mod tests {
             Err(Error::BadKernelParameter)
         );
         assert!(Kernel::from_parts(Linear, f32::NAN, 0, f32::NAN).is_ok());
+        let bad = Polynomial.invalid(0.0, 1, f32::NAN);
+        assert_eq!((bad.gamma, bad.degree, bad.coef0), (true, false, true));
+        assert!(!Rbf.invalid(1.0, 0, f32::NAN).any());
         assert_eq!(KernelId::try_from(6), Err(Error::UnknownKernel));
         assert_eq!(powi(2.0, 10), 1024.0);
         assert_eq!(cosine(1.0, 0.0, 4.0), 0.0);

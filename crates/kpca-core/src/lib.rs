@@ -125,7 +125,7 @@ pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};
 pub use format::Header;
 pub use heads::{Heads, PreImageParts, RegressionParts};
-pub use kernel::{Kernel, KernelId};
+pub use kernel::{Kernel, KernelId, ParamSet};
 pub use model::{
     ModelParts, ModelRef, RawModel, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS,
     MAX_TARGETS,

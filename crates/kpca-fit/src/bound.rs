@@ -26,7 +26,7 @@ use crate::data::Dataset;
 use crate::eigen::dense::dense_top;
 use crate::error::FitError;
 use crate::fitted::{FittedKpca, Method};
-use crate::kernel::{cross_kernel, sq_norms, KernelKind};
+use crate::kernel::{cross_kernel, sq_norms, KernelId};
 use std::vec::Vec;
 
 /// The confidence level of the bound when none is given (nystrompca's default).
@@ -160,9 +160,9 @@ impl FittedKpca {
 }
 
 /// sup |k| of a kernel: 1 for rbf, laplacian and cosine; none otherwise.
-fn kernel_bound(kind: KernelKind) -> Result<f64, FitError> {
+fn kernel_bound(kind: KernelId) -> Result<f64, FitError> {
     match kind {
-        KernelKind::Rbf | KernelKind::Laplacian | KernelKind::Cosine => Ok(1.0),
+        KernelId::Rbf | KernelId::Laplacian | KernelId::Cosine => Ok(1.0),
         _ => Err(FitError::BoundUndefined {
             reason:
                 "the kernel is unbounded (the bound needs sup |k| finite: rbf, laplacian, cosine)",

@@ -221,7 +221,7 @@ impl TrainingData {
             z,
             n,
             d,
-            kernel: kernel.resolve(d)?,
+            kernel: kernel.resolve(d),
             standardizer,
         })
     }

@@ -4,7 +4,7 @@ use crate::data::Dataset;
 use crate::data::{Standardizer, TrainingData};
 use crate::decomposition::{FitCore, SolverReport};
 use crate::error::FitError;
-use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind, KernelSpec};
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelId, KernelSpec};
 use crate::linear_map::{centre_of, fold_cosine, fold_linear, worth_folding, Expansion, LinearMap};
 use crate::quantile::quantile;
 use crate::warning::FitWarning;
@@ -411,10 +411,7 @@ impl FittedKpca {
         if let Some(map) = self.standardization_map() {
             return (to32(&self.core.points), Some(map));
         }
-        if !matches!(
-            self.kernel.spec().kind,
-            KernelKind::Rbf | KernelKind::Laplacian
-        ) {
+        if !matches!(self.kernel.spec().kind, KernelId::Rbf | KernelId::Laplacian) {
             return (to32(&self.core.points), None);
         }
         let centre32 = centre_of(&self.core.points, d);
@@ -444,7 +441,7 @@ impl FittedKpca {
 
     /// The device model of [`FittedKpca::to_model`], not yet validated.
     fn device_model(&self) -> Result<DeviceModel, FitError> {
-        let kernel = self.kernel.to_device()?;
+        let kernel = self.kernel.to_device();
         let (a, b) = self.folded();
         let to32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
         let d = self.n_features;
@@ -492,7 +489,7 @@ impl FittedKpca {
     fn linear_map(&self, a: &[f64], b: &[f64]) -> Option<(LinearMap, Option<InputMap>)> {
         let kind = self.kernel.spec().kind;
         let k = self.n_components();
-        if !matches!(kind, KernelKind::Linear | KernelKind::Cosine)
+        if !matches!(kind, KernelId::Linear | KernelId::Cosine)
             || !worth_folding(self.n_points(), k)
         {
             return None;
@@ -508,7 +505,7 @@ impl FittedKpca {
         };
         let standardize = self.standardization_map();
         let map = match kind {
-            KernelKind::Cosine => fold_cosine(&e),
+            KernelId::Cosine => fold_cosine(&e),
             _ => fold_linear(&e, standardize.is_none()),
         };
         let input = match &map.centre {
@@ -587,13 +584,10 @@ impl FittedKpca {
         if let Some(g) = spec.gamma {
             params.push(("gamma".into(), format!("{g:?}")));
         }
-        if spec.kind == super::KernelKind::Poly {
+        if spec.kind.uses().degree {
             params.push(("degree".into(), format!("{}", spec.degree)));
         }
-        if matches!(
-            spec.kind,
-            super::KernelKind::Poly | super::KernelKind::Sigmoid
-        ) {
+        if spec.kind.uses().coef0 {
             params.push(("coef0".into(), format!("{:?}", spec.coef0)));
         }
         params.push(("n_components".into(), format!("{}", self.n_components())));

@@ -6,7 +6,7 @@ use crate::decomposition::SolverReport;
 use crate::decomposition::{Decomposition, Spectrum};
 use crate::eigen::{dense_top, lanczos_top, IterOptions, TopEigen};
 use crate::error::FitError;
-use crate::kernel::{gram_matrix, sq_norms, KernelKind, PANEL};
+use crate::kernel::{gram_matrix, sq_norms, KernelId, PANEL};
 use crate::linalg::dot4;
 use crate::params::{KernelPcaParams, ResolvedSolver, ValidKernelPcaParams};
 use crate::symprod::sym_block_product;
@@ -114,7 +114,7 @@ fn solve(
 /// The warning about negative eigenvalues of Kc, if any: counted when the
 /// solver computed every eigenvalue; for the sigmoid kernel under the iterative
 /// solver, that they were not computed.
-fn indefiniteness(spectrum: &Spectrum, kind: KernelKind, n: usize) -> Option<FitWarning> {
+fn indefiniteness(spectrum: &Spectrum, kind: KernelId, n: usize) -> Option<FitWarning> {
     match spectrum.all() {
         Some(all) => {
             let negative: Vec<f64> = all
@@ -131,7 +131,7 @@ fn indefiniteness(spectrum: &Spectrum, kind: KernelKind, n: usize) -> Option<Fit
                 largest: spectrum.largest(),
             })
         }
-        None => (kind == KernelKind::Sigmoid)
+        None => (kind == KernelId::Sigmoid)
             .then_some(FitWarning::NegativeEigenvaluesNotComputed { kernel: kind }),
     }
 }

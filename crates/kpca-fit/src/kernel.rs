@@ -4,88 +4,28 @@
 use super::vexp::rbf_column;
 use crate::error::FitError;
 use kpca_core::kernel::{Kernel, MAX_DEGREE};
+pub use kpca_core::kernel::{KernelId, ParamSet};
 use rayon::prelude::*;
 use std::vec;
 use std::vec::Vec;
-
-/// The kernel families, with scikit-learn's names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KernelKind {
-    /// `"linear"`: x'z.
-    Linear,
-    /// `"poly"`: (gamma x'z + coef0)^degree.
-    Poly,
-    /// `"rbf"`: exp(-gamma ‖x - z‖²).
-    Rbf,
-    /// `"laplacian"`: exp(-gamma ‖x - z‖₁).
-    Laplacian,
-    /// `"sigmoid"`: tanh(gamma x'z + coef0) (indefinite).
-    Sigmoid,
-    /// `"cosine"`: x'z / (‖x‖ ‖z‖), 0 when either norm is 0.
-    Cosine,
-}
-
-impl KernelKind {
-    /// Every kernel family, in declaration order.
-    pub const ALL: [KernelKind; 6] = [
-        KernelKind::Linear,
-        KernelKind::Poly,
-        KernelKind::Rbf,
-        KernelKind::Laplacian,
-        KernelKind::Sigmoid,
-        KernelKind::Cosine,
-    ];
-
-    /// scikit-learn's name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            KernelKind::Linear => "linear",
-            KernelKind::Poly => "poly",
-            KernelKind::Rbf => "rbf",
-            KernelKind::Laplacian => "laplacian",
-            KernelKind::Sigmoid => "sigmoid",
-            KernelKind::Cosine => "cosine",
-        }
-    }
-
-    /// The kind with this scikit-learn name (`"polynomial"` is accepted for `"poly"`).
-    pub fn from_name(name: &str) -> Option<KernelKind> {
-        Some(match name {
-            "linear" => KernelKind::Linear,
-            "poly" | "polynomial" => KernelKind::Poly,
-            "rbf" => KernelKind::Rbf,
-            "laplacian" => KernelKind::Laplacian,
-            "sigmoid" => KernelKind::Sigmoid,
-            "cosine" => KernelKind::Cosine,
-            _ => return None,
-        })
-    }
-
-    /// Whether the kernel has a gamma parameter.
-    pub const fn uses_gamma(self) -> bool {
-        matches!(
-            self,
-            KernelKind::Poly | KernelKind::Rbf | KernelKind::Laplacian | KernelKind::Sigmoid
-        )
-    }
-}
 
 /// A kernel and its parameters as given to the fit, with scikit-learn's defaults:
 /// gamma `None` means 1/d (d = number of input features), degree 3, coef0 1.
 ///
 /// ```
-/// use kpca_fit::{KernelKind, KernelSpec};
+/// use kpca_fit::{KernelId, KernelSpec};
 /// let k = KernelSpec::rbf(0.5);
 /// assert_eq!(k.gamma, Some(0.5));
 /// let d = KernelSpec::rbf(None); // gamma = 1/d at fit time
 /// assert_eq!(d.gamma, None);
 /// let p = KernelSpec::from_name("poly").unwrap();
-/// assert_eq!((p.kind, p.degree, p.coef0), (KernelKind::Poly, 3, 1.0));
+/// assert_eq!((p.kind, p.degree, p.coef0), (KernelId::Polynomial, 3, 1.0));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelSpec {
-    /// Kernel family.
-    pub kind: KernelKind,
+    /// The kernel, from the core's vocabulary ([`KernelId::from_name`] reads
+    /// scikit-learn's names).
+    pub kind: KernelId,
     /// gamma, or `None` for 1/d. Ignored by linear and cosine.
     pub gamma: Option<f64>,
     /// Polynomial degree (poly only), 1..=[`MAX_DEGREE`].
@@ -103,7 +43,7 @@ impl Default for KernelSpec {
 
 impl KernelSpec {
     /// A kernel of this kind with scikit-learn's defaults (gamma 1/d, degree 3, coef0 1).
-    pub const fn new(kind: KernelKind) -> Self {
+    pub const fn new(kind: KernelId) -> Self {
         KernelSpec {
             kind,
             gamma: None,
@@ -111,30 +51,31 @@ impl KernelSpec {
             coef0: 1.0,
         }
     }
-    /// The kernel with this scikit-learn name, with default parameters.
+    /// The kernel with this scikit-learn name (or alias, see
+    /// [`KernelId::from_name`]), with default parameters.
     pub fn from_name(name: &str) -> Option<Self> {
-        KernelKind::from_name(name).map(KernelSpec::new)
+        KernelId::from_name(name).map(KernelSpec::new)
     }
     /// x'z.
     pub const fn linear() -> Self {
-        KernelSpec::new(KernelKind::Linear)
+        KernelSpec::new(KernelId::Linear)
     }
     /// x'z / (‖x‖ ‖z‖).
     pub const fn cosine() -> Self {
-        KernelSpec::new(KernelKind::Cosine)
+        KernelSpec::new(KernelId::Cosine)
     }
     /// exp(-gamma ‖x - z‖²); `None` for gamma = 1/d.
     pub fn rbf(gamma: impl Into<Option<f64>>) -> Self {
-        KernelSpec::new(KernelKind::Rbf).with_gamma(gamma)
+        KernelSpec::new(KernelId::Rbf).with_gamma(gamma)
     }
     /// exp(-gamma ‖x - z‖₁); `None` for gamma = 1/d.
     pub fn laplacian(gamma: impl Into<Option<f64>>) -> Self {
-        KernelSpec::new(KernelKind::Laplacian).with_gamma(gamma)
+        KernelSpec::new(KernelId::Laplacian).with_gamma(gamma)
     }
     /// (gamma x'z + coef0)^degree; `None` for gamma = 1/d.
     pub fn poly(gamma: impl Into<Option<f64>>, degree: u32, coef0: f64) -> Self {
         KernelSpec {
-            kind: KernelKind::Poly,
+            kind: KernelId::Polynomial,
             gamma: gamma.into(),
             degree,
             coef0,
@@ -143,7 +84,7 @@ impl KernelSpec {
     /// tanh(gamma x'z + coef0); `None` for gamma = 1/d.
     pub fn sigmoid(gamma: impl Into<Option<f64>>, coef0: f64) -> Self {
         KernelSpec {
-            kind: KernelKind::Sigmoid,
+            kind: KernelId::Sigmoid,
             gamma: gamma.into(),
             degree: 3,
             coef0,
@@ -155,56 +96,66 @@ impl KernelSpec {
         self
     }
 
-    /// Checks the parameters that do not depend on the data.
-    pub(crate) fn check(&self) -> Result<(), FitError> {
-        if self.kind.uses_gamma() {
-            if let Some(g) = self.gamma {
-                if !(g.is_finite() && g > 0.0) {
-                    return Err(FitError::BadGamma(g));
-                }
+    /// Checks the parameters the kernel uses ([`KernelId::uses`]; the others
+    /// are ignored, as scikit-learn ignores them) in f64: gamma (when given)
+    /// finite and > 0, degree 1..=[`MAX_DEGREE`], coef0 finite.
+    /// [`KernelPcaParams::check`] runs it. The other check of a kernel on the
+    /// host is the device model's, in f32 ([`KernelId::invalid`]), when the
+    /// fitted model is exported: an f64 fit may use a gamma that rounds to 0
+    /// in f32, and then has no device model.
+    ///
+    /// [`KernelPcaParams::check`]: crate::KernelPcaParams::check
+    pub fn check(&self) -> Result<(), FitError> {
+        let uses = self.kind.uses();
+        match self.gamma {
+            Some(g) if uses.gamma && !(g.is_finite() && g > 0.0) => Err(FitError::BadGamma(g)),
+            _ if uses.degree && !(1..=MAX_DEGREE).contains(&self.degree) => {
+                Err(FitError::BadDegree(self.degree))
             }
+            _ if uses.coef0 && !self.coef0.is_finite() => Err(FitError::BadCoef0(self.coef0)),
+            _ => Ok(()),
         }
-        if self.kind == KernelKind::Poly && (self.degree == 0 || self.degree > MAX_DEGREE) {
-            return Err(FitError::BadDegree(self.degree));
-        }
-        if matches!(self.kind, KernelKind::Poly | KernelKind::Sigmoid) && !self.coef0.is_finite() {
-            return Err(FitError::BadCoef0(self.coef0));
-        }
-        Ok(())
     }
 
-    /// The kernel with gamma fixed for `n_features` inputs.
-    pub(crate) fn resolve(&self, n_features: usize) -> Result<Kernel64, FitError> {
-        self.check()?;
-        let gamma = if self.kind.uses_gamma() {
-            match self.gamma {
-                Some(g) => g,
-                None => 1.0 / n_features.max(1) as f64,
-            }
-        } else {
-            0.0
-        };
-        Ok(Kernel64 {
+    /// Checks what the device model will hold of the parameters: the core's
+    /// rule ([`KernelId::invalid`]) on their rounding to f32 (gamma when
+    /// given: 1/d always passes), with the error [`KernelSpec::check`] gives
+    /// for the same parameter. Stricter than [`KernelSpec::check`] (whatever
+    /// passes it passes that too): for callers that want to refuse, before a
+    /// fit, a gamma or coef0 that would leave it without a device model (the
+    /// command line does); the export runs the same rule again.
+    pub fn check_f32(&self) -> Result<(), FitError> {
+        let gamma = self.gamma.unwrap_or(1.0);
+        let bad = self
+            .kind
+            .invalid(gamma as f32, self.degree, self.coef0 as f32);
+        match () {
+            _ if bad.gamma => Err(FitError::BadGamma(gamma)),
+            _ if bad.degree => Err(FitError::BadDegree(self.degree)),
+            _ if bad.coef0 => Err(FitError::BadCoef0(self.coef0)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The kernel with gamma fixed for `n_features` inputs (1/d when not
+    /// given) and the parameters it does not use set to 0, for parameters
+    /// that passed [`KernelSpec::check`].
+    pub(crate) fn resolve(&self, n_features: usize) -> Kernel64 {
+        let uses = self.kind.uses();
+        let gamma = self.gamma.unwrap_or(1.0 / n_features.max(1) as f64);
+        Kernel64 {
             kind: self.kind,
-            gamma,
-            degree: if self.kind == KernelKind::Poly {
-                self.degree
-            } else {
-                0
-            },
-            coef0: if matches!(self.kind, KernelKind::Poly | KernelKind::Sigmoid) {
-                self.coef0
-            } else {
-                0.0
-            },
-        })
+            gamma: if uses.gamma { gamma } else { 0.0 },
+            degree: if uses.degree { self.degree } else { 0 },
+            coef0: if uses.coef0 { self.coef0 } else { 0.0 },
+        }
     }
 }
 
 /// A kernel with all parameters fixed, evaluated in f64.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Kernel64 {
-    pub kind: KernelKind,
+    pub kind: KernelId,
     pub gamma: f64,
     pub degree: u32,
     pub coef0: f64,
@@ -216,67 +167,50 @@ fn dot(x: &[f64], z: &[f64]) -> f64 {
 }
 
 impl Kernel64 {
-    /// As the user-facing spec (gamma resolved).
+    /// As the user-facing spec (gamma resolved; the parameters the kernel
+    /// does not use at scikit-learn's defaults).
     pub fn spec(&self) -> KernelSpec {
+        let uses = self.kind.uses();
+        let default = KernelSpec::new(self.kind);
         KernelSpec {
             kind: self.kind,
-            gamma: if self.kind.uses_gamma() {
-                Some(self.gamma)
-            } else {
-                None
-            },
-            degree: if self.kind == KernelKind::Poly {
+            gamma: uses.gamma.then_some(self.gamma),
+            degree: if uses.degree {
                 self.degree
             } else {
-                3
+                default.degree
             },
-            coef0: if matches!(self.kind, KernelKind::Poly | KernelKind::Sigmoid) {
+            coef0: if uses.coef0 {
                 self.coef0
             } else {
-                1.0
+                default.coef0
             },
         }
     }
 
-    /// The device kernel (parameters rounded to f32).
-    pub fn to_device(self) -> Result<Kernel, FitError> {
-        let gamma = self.gamma as f32;
-        let coef0 = self.coef0 as f32;
-        let kernel = match self.kind {
-            KernelKind::Linear => Kernel::Linear,
-            KernelKind::Poly => Kernel::Polynomial {
-                gamma,
-                degree: self.degree,
-                coef0,
-            },
-            KernelKind::Rbf => Kernel::Rbf { gamma },
-            KernelKind::Laplacian => Kernel::Laplacian { gamma },
-            KernelKind::Sigmoid => Kernel::Sigmoid { gamma, coef0 },
-            KernelKind::Cosine => Kernel::Cosine,
-        };
-        kernel.validate().map_err(|source| FitError::Device {
-            what: "kernel parameters in f32",
-            source,
-        })?;
-        Ok(kernel)
+    /// The device kernel, parameters rounded to f32 and not checked here:
+    /// the device model built with it checks them
+    /// (`kpca_core::ModelRef::from_parts`).
+    pub fn to_device(self) -> Kernel {
+        Kernel::unchecked(self.kind, self.gamma as f32, self.degree, self.coef0 as f32)
     }
 
     /// k(x, z) given ‖x‖² and ‖z‖² (used by cosine only).
     #[inline]
     pub fn eval(&self, x: &[f64], z: &[f64], sq_x: f64, sq_z: f64) -> f64 {
         match self.kind {
-            KernelKind::Linear => dot(x, z),
-            KernelKind::Poly => (self.gamma * dot(x, z) + self.coef0).powi(self.degree as i32),
-            KernelKind::Rbf => {
+            KernelId::Linear => dot(x, z),
+            KernelId::Polynomial => (self.gamma * dot(x, z) + self.coef0).powi(self.degree as i32),
+            KernelId::Rbf => {
                 let d2: f64 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
                 (-self.gamma * d2).exp()
             }
-            KernelKind::Laplacian => {
+            KernelId::Laplacian => {
                 let d1: f64 = x.iter().zip(z).map(|(a, b)| (a - b).abs()).sum();
                 (-self.gamma * d1).exp()
             }
-            KernelKind::Sigmoid => (self.gamma * dot(x, z) + self.coef0).tanh(),
-            KernelKind::Cosine => {
+            KernelId::Sigmoid => (self.gamma * dot(x, z) + self.coef0).tanh(),
+            KernelId::Cosine => {
                 let denom = sq_x.sqrt() * sq_z.sqrt();
                 if denom > 0.0 {
                     dot(x, z) / denom
@@ -291,11 +225,11 @@ impl Kernel64 {
     #[inline]
     pub fn self_eval(&self, sq_x: f64) -> f64 {
         match self.kind {
-            KernelKind::Rbf | KernelKind::Laplacian => 1.0,
-            KernelKind::Linear => sq_x,
-            KernelKind::Poly => (self.gamma * sq_x + self.coef0).powi(self.degree as i32),
-            KernelKind::Sigmoid => (self.gamma * sq_x + self.coef0).tanh(),
-            KernelKind::Cosine => {
+            KernelId::Rbf | KernelId::Laplacian => 1.0,
+            KernelId::Linear => sq_x,
+            KernelId::Polynomial => (self.gamma * sq_x + self.coef0).powi(self.degree as i32),
+            KernelId::Sigmoid => (self.gamma * sq_x + self.coef0).tanh(),
+            KernelId::Cosine => {
                 if sq_x > 0.0 {
                     1.0
                 } else {
@@ -317,8 +251,8 @@ pub(crate) const PANEL: usize = 128;
 
 /// Whether the kernel is a function of the inner product (and the squared norms),
 /// so that a block of it is one matrix product followed by an elementwise map.
-fn via_inner_products(kind: KernelKind) -> bool {
-    kind != KernelKind::Laplacian
+fn via_inner_products(kind: KernelId) -> bool {
+    kind != KernelId::Laplacian
 }
 
 /// dst(i, j) = k(a_i, b_j) for the row-major point sets `a` (rows of dst) and `b`
@@ -362,7 +296,7 @@ fn kernel_block(
     );
     let g = kernel.gamma;
     let c0 = kernel.coef0;
-    if kernel.kind == KernelKind::Rbf {
+    if kernel.kind == KernelId::Rbf {
         // The common case in one tight, vectorised loop per column.
         for (j, &sq_b) in b_sq.iter().enumerate() {
             let mut col = dst.rb_mut().col_mut(j);
@@ -392,10 +326,10 @@ fn kernel_block(
         for (v, &sq_a) in col.iter_mut().zip(a_sq) {
             let ip = *v;
             *v = match kernel.kind {
-                KernelKind::Linear => ip,
-                KernelKind::Poly => (g * ip + c0).powi(kernel.degree as i32),
-                KernelKind::Sigmoid => (g * ip + c0).tanh(),
-                KernelKind::Cosine => {
+                KernelId::Linear => ip,
+                KernelId::Polynomial => (g * ip + c0).powi(kernel.degree as i32),
+                KernelId::Sigmoid => (g * ip + c0).tanh(),
+                KernelId::Cosine => {
                     let denom = sq_a.sqrt() * sq_b.sqrt();
                     if denom > 0.0 {
                         ip / denom
@@ -403,7 +337,7 @@ fn kernel_block(
                         0.0
                     }
                 }
-                KernelKind::Rbf | KernelKind::Laplacian => {
+                KernelId::Rbf | KernelId::Laplacian => {
                     unreachable!("rbf and laplacian are handled above")
                 }
             };
@@ -569,8 +503,8 @@ mod tests {
         let (n, d) = (2 * PANEL + 37, 3);
         let z = points(n, d);
         let sq = sq_norms(&z, d);
-        for kind in KernelKind::ALL {
-            let kernel = KernelSpec::new(kind).with_gamma(0.4).resolve(d).unwrap();
+        for kind in KernelId::ALL {
+            let kernel = KernelSpec::new(kind).with_gamma(0.4).resolve(d);
             let (kmat, row_sums) = gram_matrix(&kernel, &z, &sq, d).unwrap();
             let row = |i: usize| &z[i * d..(i + 1) * d];
             let exact = |i: usize, j: usize| kernel.eval(row(i), row(j), sq[i], sq[j]);

@@ -101,14 +101,14 @@ pub use decomposition::SolverReport;
 pub use error::FitError;
 pub use export::ExportInfo;
 pub use fitted::{DeviceModel, FittedKpca, Method};
-pub use kernel::{KernelKind, KernelSpec};
+pub use kernel::{KernelId, KernelSpec, ParamSet};
 pub use kpca_blob::{AlignedBytes, ModelBlob};
 pub use landmarks::RPC_POOL_PER_LANDMARK;
 pub use nystrom_sums::{NystromSolution, NystromSums};
 pub use params::{
-    KernelPca, KernelPcaParams, Nystrom, ResolvedSolver, Solver, ValidKernelPcaParams,
-    AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE, DEFAULT_MAX_ITER,
-    DEFAULT_PINV_RTOL, DEFAULT_TOL,
+    KernelPca, KernelPcaParams, LandmarkMethod, Nystrom, ResolvedSolver, Solver,
+    ValidKernelPcaParams, AUTO_DENSE_K_FRACTION, AUTO_DENSE_MAX_N, DEFAULT_FALSE_ALARM_RATE,
+    DEFAULT_MAX_ITER, DEFAULT_PINV_RTOL, DEFAULT_TOL,
 };
 pub use precomputed::{PrecomputedKpca, Selection};
 pub use preimage::{PreImageMap, DEFAULT_PREIMAGE_ALPHA};

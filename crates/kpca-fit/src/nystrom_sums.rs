@@ -61,8 +61,9 @@ impl NystromSums {
     /// [`FitError::EmptyData`] for no landmark, [`FitError::NonFiniteKernel`].
     pub fn new(kernel: &KernelSpec, landmarks: &Dataset<'_>) -> Result<Self, FitError> {
         landmarks.check_finite()?;
+        kernel.check()?;
         let d = landmarks.n_features();
-        NystromSums::with_points(kernel.resolve(d)?, landmarks.values().to_vec(), d)
+        NystromSums::with_points(kernel.resolve(d), landmarks.values().to_vec(), d)
     }
 
     /// The same from a resolved kernel and the landmark points (m x d).

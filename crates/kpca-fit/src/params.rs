@@ -63,6 +63,35 @@ pub enum ResolvedSolver {
 }
 
 impl Solver {
+    /// Every solver, in declaration order.
+    pub const ALL: [Solver; 3] = [Solver::Auto, Solver::Dense, Solver::Iterative];
+
+    /// The solver's name on the command line and in the Python binding
+    /// (`"auto"`, `"dense"`, `"iterative"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Solver::Auto => "auto",
+            Solver::Dense => "dense",
+            Solver::Iterative => "iterative",
+        }
+    }
+
+    /// What the solver does, in one line for help texts.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Solver::Auto => "dense for n <= 1000 or k > n/10, iterative otherwise",
+            Solver::Dense => "every eigenpair of the n x n centred kernel matrix, O(n^3)",
+            Solver::Iterative => {
+                "the top k eigenpairs only (thick-restart Lanczos), O(n^2) per cycle"
+            }
+        }
+    }
+
+    /// The solver with this [`Solver::name`].
+    pub fn from_name(name: &str) -> Option<Solver> {
+        Solver::ALL.into_iter().find(|s| s.name() == name)
+    }
+
     /// The solver that runs for n points and k components: [`Solver::Auto`]
     /// decides by [`AUTO_DENSE_MAX_N`] and [`AUTO_DENSE_K_FRACTION`]; the others
     /// name their solver.
@@ -146,6 +175,69 @@ impl Nystrom {
             | Nystrom::KMeansPlusPlus { seed, .. }
             | Nystrom::RpCholesky { seed, .. } => Some(*seed),
             Nystrom::Indices(_) => None,
+        }
+    }
+}
+
+/// How a Nyström fit draws its m landmarks from a seed (given indices,
+/// [`Nystrom::Indices`], are not drawn): the choice of the command line's
+/// `--landmark-method` and the Python binding's `landmark_method`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LandmarkMethod {
+    /// [`Nystrom::Random`].
+    #[default]
+    Uniform,
+    /// [`Nystrom::KMeansPlusPlus`].
+    KMeansPlusPlus,
+    /// [`Nystrom::RpCholesky`].
+    RpCholesky,
+}
+
+impl LandmarkMethod {
+    /// Every method, in declaration order.
+    pub const ALL: [LandmarkMethod; 3] = [
+        LandmarkMethod::Uniform,
+        LandmarkMethod::KMeansPlusPlus,
+        LandmarkMethod::RpCholesky,
+    ];
+
+    /// The method's name on the command line and in the Python binding
+    /// (`"uniform"`, `"kmeans++"`, `"rpcholesky"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            LandmarkMethod::Uniform => "uniform",
+            LandmarkMethod::KMeansPlusPlus => "kmeans++",
+            LandmarkMethod::RpCholesky => "rpcholesky",
+        }
+    }
+
+    /// What the method does, in one line for help texts.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            LandmarkMethod::Uniform => "M training rows drawn uniformly without replacement",
+            LandmarkMethod::KMeansPlusPlus => {
+                "k-means++ seeding: each next row drawn in proportion to its squared distance \
+                 to the nearest landmark so far"
+            }
+            LandmarkMethod::RpCholesky => {
+                "randomly pivoted Cholesky of the kernel matrix: each next row drawn in \
+                 proportion to what the landmarks so far leave unexplained of it (on a uniform \
+                 pool of 20 M rows)"
+            }
+        }
+    }
+
+    /// The method with this [`LandmarkMethod::name`].
+    pub fn from_name(name: &str) -> Option<LandmarkMethod> {
+        LandmarkMethod::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// m landmarks drawn by this method from `seed`.
+    pub fn nystrom(self, m: usize, seed: u64) -> Nystrom {
+        match self {
+            LandmarkMethod::Uniform => Nystrom::random(m, seed),
+            LandmarkMethod::KMeansPlusPlus => Nystrom::kmeans_pp(m, seed),
+            LandmarkMethod::RpCholesky => Nystrom::rp_cholesky(m, seed),
         }
     }
 }
@@ -346,5 +438,33 @@ impl ValidKernelPcaParams {
     /// The checked parameters.
     pub fn params(&self) -> &KernelPcaParams {
         &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each name reads back as its solver or method, and no two share one.
+    #[test]
+    fn solver_and_landmark_names_read_back() {
+        for s in Solver::ALL {
+            assert_eq!(Solver::from_name(s.name()), Some(s));
+        }
+        for l in LandmarkMethod::ALL {
+            assert_eq!(LandmarkMethod::from_name(l.name()), Some(l));
+        }
+        assert_eq!(Solver::from_name("arpack"), None);
+        let auto = Solver::Auto.summary();
+        assert!(auto.contains(&format!("n <= {AUTO_DENSE_MAX_N}")), "{auto}");
+        assert!(
+            auto.contains(&format!("n/{AUTO_DENSE_K_FRACTION}")),
+            "{auto}"
+        );
+        assert_eq!(LandmarkMethod::from_name("kmeans"), None);
+        assert_eq!(
+            LandmarkMethod::RpCholesky.nystrom(5, 2),
+            Nystrom::rp_cholesky(5, 2)
+        );
     }
 }

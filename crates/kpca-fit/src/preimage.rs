@@ -23,7 +23,7 @@ use crate::data::Dataset;
 use crate::error::FitError;
 use crate::fitted::{FittedKpca, Method};
 pub use crate::heads::PreImageMap;
-use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelKind};
+use crate::kernel::{cross_kernel, sq_norms, Kernel64, KernelId};
 use faer::linalg::solvers::Solve;
 use faer::Mat;
 use std::cmp::Ordering;
@@ -132,7 +132,7 @@ impl FittedKpca {
     pub fn preimage(&self, data: &Dataset<'_>, steps: usize) -> Result<Vec<f64>, FitError> {
         let scores = self.transform(data)?;
         let start = self.inverse_transform(&scores)?;
-        if steps == 0 || self.kernel.kind != KernelKind::Rbf {
+        if steps == 0 || self.kernel.kind != KernelId::Rbf {
             return Ok(start);
         }
         let d = self.n_features;

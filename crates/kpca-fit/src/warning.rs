@@ -1,6 +1,6 @@
 //! Notes about a fit that succeeded: [`FitWarning`].
 
-use crate::kernel::KernelKind;
+use crate::kernel::KernelId;
 use std::fmt;
 
 /// Something a successful fit wants its caller to know (see
@@ -13,7 +13,7 @@ pub enum FitWarning {
     /// [`crate::POSITIVE_EIG_REL_TOL`]). They are dropped, never kept as components.
     IndefiniteKernel {
         /// The kernel family.
-        kernel: KernelKind,
+        kernel: KernelId,
         /// How many eigenvalues are below -[`crate::POSITIVE_EIG_REL_TOL`] times
         /// the largest absolute one.
         negative: usize,
@@ -29,13 +29,13 @@ pub enum FitWarning {
     /// trace(Kc) as the total.
     NegativeEigenvaluesNotComputed {
         /// The (indefinite) kernel family.
-        kernel: KernelKind,
+        kernel: KernelId,
     },
     /// Nyström fit: the kernel matrix of the landmarks K_mm or its centred form
     /// K'_mm has negative eigenvalues; they are dropped from the pseudo-inverses.
     IndefiniteLandmarks {
         /// The kernel family.
-        kernel: KernelKind,
+        kernel: KernelId,
         /// Negative eigenvalues of K_mm.
         negative_kmm: usize,
         /// Negative eigenvalues of K'_mm.

@@ -3,7 +3,7 @@
 mod support;
 
 use kpca_fit::{
-    export, Dataset, FitError, FitWarning, KernelKind, KernelPca, KernelSpec, Nystrom, Solver,
+    export, Dataset, FitError, FitWarning, KernelId, KernelPca, KernelSpec, Nystrom, Solver,
 };
 use support::*;
 
@@ -164,6 +164,14 @@ fn kernel_parameters() {
         assert_eq!(e, FitError::BadDegree(deg));
         assert!(msg.contains("degree must be in 1..=16"), "{msg}");
     }
+    // The f64 fit takes a gamma the device's f32 cannot hold; check_f32 says so.
+    let tiny = KernelSpec::rbf(1e-50);
+    assert!(tiny.check().is_ok());
+    assert_eq!(tiny.check_f32(), Err(FitError::BadGamma(1e-50)));
+    let big = KernelSpec::poly(0.5, 2, -1e39);
+    assert_eq!(big.check_f32(), Err(FitError::BadCoef0(-1e39)));
+    assert!(KernelSpec::rbf(None).check_f32().is_ok());
+    assert!(KernelSpec::linear().with_gamma(1e-50).check_f32().is_ok());
     // Parameters a kernel does not use are not checked.
     assert!(KernelPca::params()
         .kernel(KernelSpec::linear().with_gamma(-1.0))
@@ -411,7 +419,7 @@ fn indefinite_kernel_warns_and_drops_negative_eigenvalues() {
     assert!(
         matches!(
             fitted.warnings(),
-            [FitWarning::IndefiniteKernel { kernel: KernelKind::Sigmoid, negative, total: 100, .. }]
+            [FitWarning::IndefiniteKernel { kernel: KernelId::Sigmoid, negative, total: 100, .. }]
                 if *negative as u64 == n_neg
         ),
         "{:?}",
@@ -475,7 +483,7 @@ fn indefinite_kernel_in_nystrom_warns() {
         matches!(
             fitted.warnings(),
             [FitWarning::IndefiniteLandmarks {
-                kernel: KernelKind::Sigmoid,
+                kernel: KernelId::Sigmoid,
                 ..
             }]
         ),

@@ -61,13 +61,11 @@ fn self_kernel_scale(fitted: &FittedKpca, x: &[f64], d: usize) -> f64 {
         .map(|r| {
             let sq: f64 = r.iter().map(|v| v * v).sum();
             match spec.kind {
-                kpca_fit::KernelKind::Linear => sq,
-                kpca_fit::KernelKind::Poly => {
+                kpca_fit::KernelId::Linear => sq,
+                kpca_fit::KernelId::Polynomial => {
                     (spec.gamma.unwrap_or(0.0) * sq + spec.coef0).powi(spec.degree as i32)
                 }
-                kpca_fit::KernelKind::Sigmoid => {
-                    (spec.gamma.unwrap_or(0.0) * sq + spec.coef0).tanh()
-                }
+                kpca_fit::KernelId::Sigmoid => (spec.gamma.unwrap_or(0.0) * sq + spec.coef0).tanh(),
                 _ => 1.0,
             }
             .abs()
@@ -163,7 +161,7 @@ fn full_fit_matches_sklearn_f64_and_device() {
         );
         if matches!(
             fitted.kernel().kind,
-            kpca_fit::KernelKind::Poly | kpca_fit::KernelKind::Sigmoid
+            kpca_fit::KernelId::Polynomial | kpca_fit::KernelId::Sigmoid
         ) {
             // NaN-propagating: a NaN error fails the comparison.
             assert!(

@@ -14,7 +14,7 @@
 //! model, so the properties cannot pass by erroring everywhere.
 
 use kpca_core::ModelRef;
-use kpca_fit::{Dataset, FitError, KernelKind, KernelPca, KernelSpec, Method, Nystrom, Solver};
+use kpca_fit::{Dataset, FitError, KernelId, KernelPca, KernelSpec, Method, Nystrom, Solver};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use std::cell::Cell;
@@ -111,7 +111,7 @@ fn data() -> impl Strategy<Value = (usize, usize, Vec<f64>)> {
 
 fn kernel() -> impl Strategy<Value = KernelSpec> {
     (
-        prop::sample::select(&KernelKind::ALL[..]),
+        prop::sample::select(&KernelId::ALL[..]),
         gamma(),
         prop_oneof![8 => 1u32..=4, 1 => Just(0u32), 1 => 5u32..=18],
         coef0(),
@@ -190,19 +190,17 @@ fn bump(c: &Cell<usize>) {
 /// What the documentation says must be refused, whatever the data's numbers.
 fn must_fail(c: &Case) -> Option<&'static str> {
     let g = c.kernel.gamma;
-    let uses_gamma = c.kernel.kind.uses_gamma();
+    let uses = c.kernel.kind.uses();
     if c.k == 0 {
         return Some("k = 0");
     }
-    if uses_gamma && g.is_some_and(|g| !(g.is_finite() && g > 0.0)) {
+    if uses.gamma && g.is_some_and(|g| !(g.is_finite() && g > 0.0)) {
         return Some("gamma not finite and > 0");
     }
-    if c.kernel.kind == KernelKind::Poly && (c.kernel.degree == 0 || c.kernel.degree > 16) {
+    if uses.degree && (c.kernel.degree == 0 || c.kernel.degree > 16) {
         return Some("degree outside 1..=16");
     }
-    if matches!(c.kernel.kind, KernelKind::Poly | KernelKind::Sigmoid)
-        && !c.kernel.coef0.is_finite()
-    {
+    if uses.coef0 && !c.kernel.coef0.is_finite() {
         return Some("coef0 not finite");
     }
     if c.values.iter().any(|v| !v.is_finite()) {
@@ -242,7 +240,7 @@ fn moderate(c: &Case) -> bool {
         .iter()
         .all(|v| *v == 0.0 || (1e-6..=1e4).contains(&v.abs()));
     let gamma =
-        !c.kernel.kind.uses_gamma() || c.kernel.gamma.is_none_or(|g| (0.01..=10.0).contains(&g));
+        !c.kernel.kind.uses().gamma || c.kernel.gamma.is_none_or(|g| (0.01..=10.0).contains(&g));
     values && gamma && c.kernel.coef0.abs() <= 1.0 && c.kernel.degree <= 4
 }
 
@@ -277,6 +275,12 @@ fn box_points(c: &Case) -> Vec<Vec<f64>> {
 }
 
 fn check_case(c: &Case, counts: &Counts) -> Result<(), TestCaseError> {
+    // The f32 check is the stricter: what passes it passes the fit's.
+    prop_assert!(
+        c.kernel.check_f32().is_err() || c.kernel.check().is_ok(),
+        "{:?}",
+        c.kernel
+    );
     let data = Dataset::new(&c.values[..], c.d).expect("a whole number of rows");
     let mut params = KernelPca::params()
         .kernel(c.kernel)
@@ -372,7 +376,7 @@ fn check_case(c: &Case, counts: &Counts) -> Result<(), TestCaseError> {
     prop_assert_eq!(stored, model.n_points());
     prop_assert_eq!(
         model.is_linear_map(),
-        matches!(c.kernel.kind, KernelKind::Linear | KernelKind::Cosine) && k + 1 < inputs.len()
+        matches!(c.kernel.kind, KernelId::Linear | KernelId::Cosine) && k + 1 < inputs.len()
     );
     if moderate(c) {
         bump(&counts.valid_moderate);
@@ -468,7 +472,7 @@ fn ordinary_case() -> impl Strategy<Value = Case> {
                 Just(n),
                 Just(d),
                 prop::collection::vec(-3.0f64..3.0, n * d),
-                prop::sample::select(&KernelKind::ALL[..]),
+                prop::sample::select(&KernelId::ALL[..]),
                 prop_oneof![Just(None), (0.01f64..3.0).prop_map(Some)],
                 1u32..=5,
                 -1.0f64..1.0,

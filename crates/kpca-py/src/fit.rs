@@ -1,8 +1,8 @@
 //! `fit(...)` and the `Fitted` class: a host fit and what it computes in f64.
 
 use kpca_fit::{
-    Dataset, ErrorEstimate, FitError, FittedKpca, KernelKind, KernelPca, KernelPcaParams,
-    KernelSpec, Method, Nystrom, PrecomputedKpca, Selection, Solver,
+    Dataset, ErrorEstimate, FitError, FittedKpca, KernelId, KernelPca, KernelPcaParams, KernelSpec,
+    LandmarkMethod, Method, Nystrom, PrecomputedKpca, Selection, Solver,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -40,6 +40,11 @@ pub fn matrix<'py, T: numpy::Element>(
     PyArray1::from_vec(py, values).reshape([n, cols])
 }
 
+/// The names of a table, quoted and comma-separated: `'a', 'b', 'c'`.
+fn quoted<const N: usize>(names: [&str; N]) -> String {
+    names.map(|n| format!("'{n}'")).join(", ")
+}
+
 /// The kernel of the arguments, by scikit-learn's name.
 pub fn kernel_spec(
     name: &str,
@@ -47,10 +52,10 @@ pub fn kernel_spec(
     degree: u32,
     coef0: f64,
 ) -> PyResult<KernelSpec> {
-    let kind = KernelKind::from_name(name).ok_or_else(|| {
+    let kind = KernelId::from_name(name).ok_or_else(|| {
         PyValueError::new_err(format!(
-            "kernel {name:?} is not supported: use one of 'linear', 'poly', 'rbf', \
-             'laplacian', 'sigmoid', 'cosine'"
+            "kernel {name:?} is not supported: use one of {}",
+            quoted(KernelId::ALL.map(KernelId::name))
         ))
     })?;
     let mut spec = KernelSpec::new(kind);
@@ -70,16 +75,13 @@ pub fn with_landmarks(
     landmark_method: &str,
 ) -> PyResult<KernelPcaParams> {
     if let Some(m) = nystrom {
-        params = params.nystrom(match landmark_method {
-            "uniform" => Nystrom::random(m, seed),
-            "kmeans++" => Nystrom::kmeans_pp(m, seed),
-            "rpcholesky" => Nystrom::rp_cholesky(m, seed),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "landmark_method {other:?}: use 'uniform', 'kmeans++' or 'rpcholesky'"
-                )))
-            }
-        });
+        let method = LandmarkMethod::from_name(landmark_method).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "landmark_method {landmark_method:?}: use one of {}",
+                quoted(LandmarkMethod::ALL.map(LandmarkMethod::name))
+            ))
+        })?;
+        params = params.nystrom(method.nystrom(m, seed));
     }
     if let Some(idx) = landmarks {
         params = params.nystrom(Nystrom::indices(idx));
@@ -113,16 +115,12 @@ pub fn fit(
     max_iter: Option<usize>,
     clip_components: bool,
 ) -> PyResult<Option<Fitted>> {
-    let solver = match solver {
-        "auto" => Solver::Auto,
-        "dense" => Solver::Dense,
-        "iterative" => Solver::Iterative,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "solver {other:?}: use 'auto', 'dense' or 'iterative'"
-            )))
-        }
-    };
+    let solver = Solver::from_name(solver).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "solver {solver:?}: use one of {}",
+            quoted(Solver::ALL.map(Solver::name))
+        ))
+    })?;
     let mut params = KernelPca::params()
         .kernel(kernel_spec(kernel, gamma, degree, coef0)?)
         .n_components(n_components)

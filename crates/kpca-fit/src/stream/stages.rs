@@ -84,7 +84,7 @@ impl StreamPlan {
         };
         Ok(StreamPlan {
             params: params.clone(),
-            kernel: p.kernel.resolve(d)?,
+            kernel: p.kernel.resolve(d),
             standardizer,
             n,
             d,
