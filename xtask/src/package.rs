@@ -4,7 +4,14 @@
 use crate::util::{cargo, run, target_dir, Result};
 
 /// The crates meant for crates.io (the others have `publish = false`).
-pub const PUBLISHED: [&str; 5] = ["kpca-core", "kpca-capi", "kpca-fit", "kpca-cli", "kpca"];
+pub const PUBLISHED: [&str; 6] = [
+    "kpca-core",
+    "kpca-blob",
+    "kpca-capi",
+    "kpca-fit",
+    "kpca-cli",
+    "kpca",
+];
 
 /// Largest .crate file accepted: sources and docs are tens of KiB; data,
 /// fixtures or scripts would be hundreds.
