@@ -70,15 +70,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .standardize(true)
         .nystrom(Nystrom::random(64, 7))
         .fit(&data)?;
+    // The device model, validated once when written; its view is O(1).
     let blob = fitted.to_blob()?;
     let (header, source) = kpca::export::c_source(&blob, "walking", &fitted.export_info())?;
-    // The device path: the blob, 4-byte aligned, validated once.
-    let words: Vec<u32> = blob
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c.get(2).copied().unwrap_or(0), c.get(3).copied().unwrap_or(0)]))
-        .collect();
-    let bytes: &[u8] = unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), blob.len()) };
-    let model = kpca::ModelRef::from_bytes(bytes)?;
+    // The device path over the same bytes, as firmware reads them from flash.
+    let bytes = kpca::fit::AlignedBytes::from_bytes(blob.as_bytes());
+    let model = kpca::ModelRef::from_bytes(bytes.as_bytes())?;
     let x: Vec<f32> = rows[0].iter().map(|&v| v as f32).collect();
     let mut y = [0.0f32; 4];
     let device = model.project_and_score(&x, &mut y)?;
