@@ -19,7 +19,10 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return estimator._validate_data(X, reset=reset, **kwargs)
 
 
-_KERNELS = ("linear", "poly", "rbf", "laplacian", "sigmoid", "cosine")
+# The kernel and landmark-method names are the Rust tables' (kpca-core's
+# KernelId, kpca-fit's LandmarkMethod), in their order.
+_KERNELS = tuple(_kpca.KERNELS)
+_LANDMARK_METHODS = tuple(_kpca.LANDMARK_METHODS)
 _SOLVERS = {"auto": "auto", "dense": "dense", "arpack": "iterative", "randomized": "iterative"}
 
 
@@ -94,9 +97,9 @@ class _FitMixin:
             raise ValueError(f"degree must be a whole number >= 1 (the device's integer power), got {self.degree!r}")
         if self.landmarks is not None and any(int(i) < 0 for i in self.landmarks):
             raise ValueError("landmarks must be non-negative training row indices")
-        if self.landmark_method not in ("uniform", "kmeans++", "rpcholesky"):
+        if self.landmark_method not in _LANDMARK_METHODS:
             raise ValueError(
-                f"landmark_method must be 'uniform', 'kmeans++' or 'rpcholesky', got {self.landmark_method!r}"
+                f"landmark_method must be {', '.join(map(repr, _LANDMARK_METHODS))}, got {self.landmark_method!r}"
             )
         return dict(
             n_components=int(k),

@@ -28,6 +28,11 @@ fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stream::stream_survey_merge, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_rows_needed, m)?)?;
     m.add_function(wrap_pyfunction!(stream::stream_landmarks, m)?)?;
+    // The name tables of the core and the fit, for the estimators' checks.
+    let kernels: Vec<&str> = kpca_core::KernelId::ALL.iter().map(|k| k.name()).collect();
+    m.add("KERNELS", kernels)?;
+    let landmarks: Vec<&str> = kpca_fit::LandmarkMethod::ALL.iter().map(|l| l.name()).collect();
+    m.add("LANDMARK_METHODS", landmarks)?;
     m.add("MAX_COMPONENTS", kpca_core::MAX_COMPONENTS)?;
     m.add("MAX_TARGETS", kpca_core::MAX_TARGETS)?;
     m.add("FORMAT_VERSION", kpca_core::format::FORMAT_VERSION)?;
