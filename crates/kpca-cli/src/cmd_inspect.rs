@@ -7,7 +7,7 @@ use crate::output::{float_text, Console};
 use crate::table::Source;
 use clap::Args;
 use kpca_core::crc32::crc32;
-use kpca_core::format::HEADER_LEN;
+use kpca_core::format::{CRC_LEN, HEADER_LEN};
 use kpca_core::Header;
 use kpca_core::{FitMethod, KernelId, ModelRef};
 use kpca_fit::ModelBlob;
@@ -69,7 +69,7 @@ fn print_valid(out: &Console, model: &ModelRef<'_>, len: usize, version: u16) ->
     };
     out.report(&format!(
         "sections (bytes): header {HEADER_LEN}, standardisation {std_bytes}, points {}, norms {}, \
-         A {}, b {}, c {}, eigenvalues {}, CRC 4",
+         A {}, b {}, c {}, eigenvalues {}, CRC {CRC_LEN}",
         m * d * 4,
         m * 4,
         m * k * 4,
@@ -220,9 +220,9 @@ fn describe_damaged(out: &Console, bytes: &[u8], h: &Header) -> CliResult<()> {
         h.total_len
     ))?;
     let declared = usize::try_from(h.total_len).unwrap_or(0);
-    if declared >= HEADER_LEN + 4 && declared <= bytes.len() {
-        let stored = u32_at(bytes, declared - 4).unwrap_or(0);
-        let computed = crc32(&bytes[..declared - 4]);
+    if declared >= HEADER_LEN + CRC_LEN && declared <= bytes.len() {
+        let stored = u32_at(bytes, declared - CRC_LEN).unwrap_or(0);
+        let computed = crc32(&bytes[..declared - CRC_LEN]);
         let verdict = if stored == computed {
             "match"
         } else {
@@ -248,7 +248,7 @@ pub fn run(args: &InspectArgs) -> CliResult<()> {
     match ModelBlob::from_bytes(bytes) {
         Ok(blob) => {
             let model = blob.model();
-            let crc = u32_at(bytes, bytes.len().saturating_sub(4)).unwrap_or(0);
+            let crc = u32_at(bytes, bytes.len().saturating_sub(CRC_LEN)).unwrap_or(0);
             let version = Header::read(bytes).map_or(Header::of(model).version, |h| h.version);
             out.report(&format!("format: version {version}, CRC-32 0x{crc:08x}"))?;
             print_valid(&out, model, bytes.len(), version)?;
@@ -260,7 +260,7 @@ pub fn run(args: &InspectArgs) -> CliResult<()> {
         }
         Err(e) => {
             // Say what the header claims, as far as it can be read.
-            if let Some(h) = Header::read(bytes).filter(|_| bytes.len() >= HEADER_LEN + 4) {
+            if let Some(h) = Header::read(bytes).filter(|_| bytes.len() >= HEADER_LEN + CRC_LEN) {
                 describe_damaged(&out, bytes, &h)?;
             }
             out.report(&format!(

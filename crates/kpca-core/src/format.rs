@@ -137,7 +137,8 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
     Ok(heads)
 }
 
-const CRC_LEN: usize = 4;
+/// Length in bytes of the CRC-32 that ends every blob.
+pub const CRC_LEN: usize = 4;
 
 /// Blob length in bytes for the given dimensions, or `None` on overflow.
 pub fn blob_len_for(
@@ -615,9 +616,6 @@ impl<'a> ModelRef<'a> {
     }
 }
 
-/// Byte offset of the anomaly threshold (f32) in the header.
-pub(crate) const THRESHOLD_OFFSET: usize = 40;
-
 /// Writes the CRC-32 of every byte of `blob` but the last four into those
 /// four (nothing for a buffer shorter than the CRC).
 pub(crate) fn seal(blob: &mut [u8]) {
@@ -630,13 +628,19 @@ pub(crate) fn seal(blob: &mut [u8]) {
     }
 }
 
-/// Sets the threshold of a valid blob in place and seals it again.
+/// Sets the threshold of a valid blob in place and seals it again: the
+/// header is read, changed and written back through [`Header`], the one
+/// place that knows where each field sits.
 pub(crate) fn rewrite_threshold(blob: &mut [u8], threshold: f32) {
     if blob.len() < HEADER_LEN + CRC_LEN {
         return;
     }
-    if let Some(dst) = blob.get_mut(THRESHOLD_OFFSET..THRESHOLD_OFFSET + 4) {
-        dst.copy_from_slice(&threshold.to_le_bytes());
+    let Some(mut header) = Header::read(blob) else {
+        return;
+    };
+    header.threshold = threshold;
+    if let Some(head) = blob.first_chunk_mut::<HEADER_LEN>() {
+        header.write_to(head);
     }
     seal(blob);
 }

@@ -31,7 +31,10 @@ fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The name tables of the core and the fit, for the estimators' checks.
     let kernels: Vec<&str> = kpca_core::KernelId::ALL.iter().map(|k| k.name()).collect();
     m.add("KERNELS", kernels)?;
-    let landmarks: Vec<&str> = kpca_fit::LandmarkMethod::ALL.iter().map(|l| l.name()).collect();
+    let landmarks: Vec<&str> = kpca_fit::LandmarkMethod::ALL
+        .iter()
+        .map(|l| l.name())
+        .collect();
     m.add("LANDMARK_METHODS", landmarks)?;
     m.add("MAX_COMPONENTS", kpca_core::MAX_COMPONENTS)?;
     m.add("MAX_TARGETS", kpca_core::MAX_TARGETS)?;
