@@ -6,7 +6,7 @@
 //! scripts/make_fixtures.py), signs included.
 
 use kpca::fit::ModelBlob;
-use kpca::fit::{Dataset, KernelPca, KernelSpec};
+use kpca::fit::{Dataset, FittedKpca, KernelPca, KernelSpec};
 use kpca_capi::{kpca_model, kpca_model_from_bytes, kpca_project_and_score, KPCA_OK};
 use kpca_testkit::{col_rel_err, fixture_dir, rel_err};
 use serde_json::Value;
@@ -61,9 +61,8 @@ fn through_c_abi(blob: &ModelBlob, x: &[f32], d: usize, k: usize) -> (Vec<f64>, 
     (ys, es)
 }
 
-#[test]
-fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
-    let fx = fixture("full_sensor_rbf.json");
+/// The host fit of an rbf fixture with its gamma and k: (fit, d, k).
+fn fit_rbf(fx: &Value) -> (FittedKpca, usize, usize) {
     let k = fx["n_components"].as_u64().expect("k") as usize;
     let (train, d) = matrix(&fx["x_train"]);
     let fitted = KernelPca::params()
@@ -71,6 +70,13 @@ fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
         .n_components(k)
         .fit(&Dataset::new(train, d).expect("dataset"))
         .expect("host fit");
+    (fitted, d, k)
+}
+
+#[test]
+fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
+    let fx = fixture("full_sensor_rbf.json");
+    let (fitted, d, k) = fit_rbf(&fx);
     let blob = fitted.to_blob().expect("blob");
 
     // The core, through the crate a user adds.
@@ -111,13 +117,7 @@ fn host_fit_blob_core_and_c_abi_agree_with_scikit_learn() {
 #[test]
 fn exported_sources_carry_the_same_blob() {
     let fx = fixture("full_circles_rbf.json");
-    let k = fx["n_components"].as_u64().expect("k") as usize;
-    let (train, d) = matrix(&fx["x_train"]);
-    let fitted = KernelPca::params()
-        .kernel(KernelSpec::rbf(fx["gamma"].as_f64().expect("gamma")))
-        .n_components(k)
-        .fit(&Dataset::new(train, d).expect("dataset"))
-        .expect("host fit");
+    let (fitted, _, _) = fit_rbf(&fx);
     let blob = fitted.to_blob().expect("blob");
     let (header, c) =
         kpca::export::c_source(&blob, "circles", &fitted.export_info()).expect("C source");
