@@ -13,15 +13,7 @@ use std::sync::OnceLock;
 /// with the f64 formulas uses the same relative scale as tests/core_model.rs.
 const C_OUTPUT_REL_TOL: f64 = 2e-5;
 
-pub const STRICT_C_FLAGS: &[&str] = &[
-    "-std=c99",
-    "-Wall",
-    "-Wextra",
-    "-Wpedantic",
-    "-Werror",
-    "-Wdouble-promotion",
-    "-Wfloat-conversion",
-];
+use kpca_testkit::STRICT_C_FLAGS;
 
 fn root() -> &'static Path {
     kpca_testkit::repo_root()

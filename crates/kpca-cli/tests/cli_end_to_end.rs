@@ -1041,16 +1041,8 @@ fn exported_c_matches_kpca_project() {
     write(&dir.join("main.c"), C_MAIN);
     let exe = dir.join("sensor_main");
     let status = Command::new("cc")
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Wpedantic",
-            "-Werror",
-            "-Wdouble-promotion",
-            "-Wfloat-conversion",
-            "-O2",
-        ])
+        .args(kpca_testkit::STRICT_C_FLAGS)
+        .arg("-O2")
         .arg("-I")
         .arg(root().join("include"))
         .arg("-I")

@@ -157,16 +157,8 @@ fn worked_example_runs_as_written() {
 /// `cc` with the strict flags, compile only (`-c`), include paths first.
 fn cc_compile(includes: &[PathBuf], source: &Path, object: &Path) {
     let out = Command::new("cc")
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Wpedantic",
-            "-Werror",
-            "-Wdouble-promotion",
-            "-Wfloat-conversion",
-            "-c",
-        ])
+        .args(kpca_testkit::STRICT_C_FLAGS)
+        .arg("-c")
         .args(includes.iter().flat_map(|i| [Path::new("-I"), i.as_path()]))
         .arg(source)
         .arg("-o")

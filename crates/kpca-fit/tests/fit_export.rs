@@ -138,14 +138,13 @@ int main(void) {
     for std in ["-std=c99", "-std=c11"] {
         let exe = dir.join(format!("main{std}"));
         let out = Command::new("cc")
+            // The strict flags with this standard in place of C99, and more.
+            .args(
+                kpca_testkit::STRICT_C_FLAGS
+                    .iter()
+                    .map(|f| if *f == "-std=c99" { std } else { f }),
+            )
             .args([
-                std,
-                "-Wall",
-                "-Wextra",
-                "-Wpedantic",
-                "-Werror",
-                "-Wdouble-promotion",
-                "-Wfloat-conversion",
                 "-Wconversion",
                 "-Wmissing-declarations",
                 "-Wredundant-decls",

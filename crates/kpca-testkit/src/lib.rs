@@ -342,6 +342,18 @@ pub fn col_rel_err(got: &[f64], want: &[f64], k: usize) -> f64 {
     max_of((0..k).map(|l| rel_err(&col(got, l), &col(want, l))))
 }
 
+/// The strict warning flags every C test compiles with (C99; `-Werror`): the
+/// header and the generated model sources must pass them as they are.
+pub const STRICT_C_FLAGS: &[&str] = &[
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Wpedantic",
+    "-Werror",
+    "-Wdouble-promotion",
+    "-Wfloat-conversion",
+];
+
 #[cfg(test)]
 mod fold_tests {
     use super::*;
