@@ -2,7 +2,7 @@
 //!
 //! f32 or f64 arrays (little- or big-endian) in C order, 2-D (rows x
 //! features) or 1-D (one column). The preamble and header dict are parsed by
-//! [`header`], which bounds the header by the file and reads it in one pass,
+//! `header` (npy/header.rs), which bounds the header by the file and reads it in one pass,
 //! so hostile headers cost neither memory nor time. Errors name the file and,
 //! for a bad value, the element (0-based, as numpy indexes it).
 
