@@ -1,0 +1,69 @@
+//! The figures the C pages state about the header are the header's own:
+//! `sizeof(kpca_model)` on 32- and 64-bit targets (`KPCA_MODEL_SIZE_ILP32`,
+//! `KPCA_MODEL_SIZE_LP64`) and how many `kpca_*` functions it declares (the
+//! set the libraries export, checked by scripts/check-lib-symbols.sh).
+
+use kpca_testkit::repo_root;
+
+/// A file of the repository as one line: runs of white space (line breaks
+/// of wrapped prose included) folded to one space.
+fn text(path: &str) -> String {
+    let raw = std::fs::read_to_string(repo_root().join(path)).expect("readable file");
+    raw.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The value of `#define NAME VALUE` in include/kpca.h.
+fn define(header: &str, name: &str) -> u32 {
+    let key = format!("#define {name} ");
+    let at = header
+        .find(&key)
+        .unwrap_or_else(|| panic!("{name} in the header"));
+    let value = header[at + key.len()..].split(' ').next().expect("a value");
+    value
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} = {value:?}"))
+}
+
+/// The distinct `kpca_*` functions the header declares.
+fn functions(header: &str) -> usize {
+    let mut names: Vec<&str> = header
+        .match_indices("kpca_")
+        .filter_map(|(at, _)| {
+            let rest = &header[at..];
+            let end = rest.find(|c: char| !(c.is_ascii_lowercase() || c == '_'))?;
+            rest[end..].starts_with('(').then(|| &rest[..end])
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
+}
+
+#[test]
+fn the_c_pages_state_the_headers_model_size_and_function_count() {
+    let header = text("include/kpca.h");
+    let (ilp32, lp64) = (
+        define(&header, "KPCA_MODEL_SIZE_ILP32"),
+        define(&header, "KPCA_MODEL_SIZE_LP64"),
+    );
+    let n = functions(&header);
+    assert!(n > 0 && ilp32 > 0 && lp64 > ilp32, "{n} {ilp32} {lp64}");
+    let firmware = text("docs/C-FIRMWARE.md");
+    let want =
+        format!("(`sizeof(kpca_model)`: {ilp32} bytes on 32-bit targets, {lp64} on 64-bit hosts)");
+    assert!(
+        firmware.contains(&want),
+        "docs/C-FIRMWARE.md should say {want}"
+    );
+    let library = text("docs/C-LIBRARY.md");
+    for want in [
+        format!("`KPCA_MODEL_SIZE_ILP32` {ilp32} on every 32-bit target"),
+        format!("`KPCA_MODEL_SIZE_LP64` {lp64} on 64-bit hosts"),
+        format!("are the {n} `kpca_*` functions of the header"),
+    ] {
+        assert!(
+            library.contains(&want),
+            "docs/C-LIBRARY.md should say {want}"
+        );
+    }
+}
