@@ -207,7 +207,17 @@ impl KernelId {
 
     /// Which of gamma, degree and coef0 the kernel uses.
     pub const fn uses(self) -> ParamSet {
-        self.row().uses
+        // Each arm is the table's flags read at compile time, so a firmware
+        // that checks parameters links three flags per kernel, not the
+        // table's names (the rows' strings stay on the host).
+        match self {
+            KernelId::Linear => const { TABLE[0].uses },
+            KernelId::Polynomial => const { TABLE[1].uses },
+            KernelId::Rbf => const { TABLE[2].uses },
+            KernelId::Laplacian => const { TABLE[3].uses },
+            KernelId::Sigmoid => const { TABLE[4].uses },
+            KernelId::Cosine => const { TABLE[5].uses },
+        }
     }
 
     /// Which of the parameters this kernel uses are out of range for a
