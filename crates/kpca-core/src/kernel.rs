@@ -66,6 +66,16 @@ impl ParamSet {
     pub const fn any(self) -> bool {
         self.gamma || self.degree || self.coef0
     }
+
+    /// Of the parameters in `self`, those whose value is out of range for a
+    /// model: the rule of [`KernelId::invalid`].
+    fn out_of_range(self, gamma: f32, degree: u32, coef0: f32) -> ParamSet {
+        ParamSet {
+            gamma: self.gamma && !(gamma.is_finite() && gamma > 0.0),
+            degree: self.degree && !(1..=MAX_DEGREE).contains(&degree),
+            coef0: self.coef0 && !coef0.is_finite(),
+        }
+    }
 }
 
 /// One row of the kernel vocabulary: everything the crates say about a kernel
@@ -170,7 +180,8 @@ impl KernelId {
 
     /// The kernel with this stored id, if there is one.
     pub fn from_u32(id: u32) -> Option<KernelId> {
-        KernelId::ALL.into_iter().find(|&k| k as u32 == id)
+        // `ALL` is in id order (entry i is id i).
+        KernelId::ALL.get(usize::try_from(id).ok()?).copied()
     }
 
     /// The kernel with this scikit-learn name or accepted alias (`"poly"` or
@@ -226,12 +237,7 @@ impl KernelId {
     /// also read by the host to word its messages. None set: the kernel may
     /// be stored with these fields.
     pub fn invalid(self, gamma: f32, degree: u32, coef0: f32) -> ParamSet {
-        let uses = self.uses();
-        ParamSet {
-            gamma: uses.gamma && !(gamma.is_finite() && gamma > 0.0),
-            degree: uses.degree && !(1..=MAX_DEGREE).contains(&degree),
-            coef0: uses.coef0 && !coef0.is_finite(),
-        }
+        self.uses().out_of_range(gamma, degree, coef0)
     }
 }
 
@@ -352,14 +358,15 @@ pub(crate) fn check_params(
     let Some(kernel) = KernelId::from_u32(id) else {
         return Err(Error::UnknownKernel);
     };
-    if kernel.invalid(gamma, degree, coef0).any() {
+    let uses = kernel.uses();
+    if uses.out_of_range(gamma, degree, coef0).any() {
         return Err(Error::BadKernelParameter);
     }
     let ParamSet {
         gamma: g,
         degree: dg,
         coef0: c0,
-    } = kernel.uses();
+    } = uses;
     Ok((
         if g { gamma } else { 0.0 },
         if dg { degree } else { 0 },
