@@ -27,9 +27,15 @@
 
 use core::mem::MaybeUninit;
 
+mod compact;
 mod loads;
 mod passes;
 mod rowloop;
+
+/// Whether this is the size-first build (Cargo feature `size`): the
+/// projection takes [`compact`]'s one loop instead of the register
+/// passes, with the same results bit for bit.
+const SIZE_FIRST: bool = cfg!(feature = "size");
 
 use crate::codegen::ANY_KERNEL;
 use crate::error::Error;
@@ -280,6 +286,18 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     out: Option<&mut [f32]>,
     score: Option<&mut f32>,
 ) -> Result<(), Error> {
+    evaluate_with::<KERNEL, SIZE_FIRST>(model, x, out, score)
+}
+
+/// [`evaluate`] through the register passes (`COMPACT` false) or the
+/// size-first loop ([`compact`]): the same checks and the same results.
+#[inline(always)]
+fn evaluate_with<const KERNEL: u32, const COMPACT: bool>(
+    model: &ModelRef<'_>,
+    x: &[f32],
+    out: Option<&mut [f32]>,
+    score: Option<&mut f32>,
+) -> Result<(), Error> {
     let kernel = if KERNEL == ANY_KERNEL {
         model.raw.kernel
     } else if model.raw.kernel == KERNEL {
@@ -293,6 +311,9 @@ pub(crate) fn evaluate<const KERNEL: u32>(
     }
     if x.len() != d {
         return Err(Error::InputLength);
+    }
+    if COMPACT {
+        return compact_call::<KERNEL>(model, kernel, x, out, score);
     }
     let standardization = model.standardization();
     // x' for the passes: one scratch in this frame, written (W floats,
@@ -334,6 +355,99 @@ pub(crate) fn evaluate<const KERNEL: u32>(
         st.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut st.y, 0);
     }
     let (y, ck) = (&mut st.y, st.ck);
+    let mut sum_sq = 0.0f32;
+    for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
+        keep_rolled();
+        *yl += bl;
+        sum_sq += *yl * *yl;
+    }
+    let e = if score.is_some() {
+        self_kernel::<KERNEL>(model, kernel, sq_norm) - 2.0 * ck + model.raw.s - sum_sq
+    } else {
+        0.0
+    };
+    // ‖y‖² is finite only if every y_l is; when it is not, the exact check.
+    if !e.is_finite() || (!sum_sq.is_finite() && !all_finite(y.get(..k).unwrap_or(&[]))) {
+        return Err(Error::NonFiniteResult);
+    }
+    if let Some(out) = out.and_then(|o| o.get_mut(..k)) {
+        for (o, v) in out.iter_mut().zip(y.iter()) {
+            keep_rolled();
+            *o = *v;
+        }
+    }
+    if let Some(score) = score {
+        *score = e;
+    }
+    Ok(())
+}
+
+/// The checks of the input's ‖x'‖² (`sq_norm`): [`Error::NonFiniteInput`]
+/// when some x_j is not finite; for the cosine kernel,
+/// [`Error::NonFiniteResult`] when ‖x'‖² overflows f32, or underflows below
+/// the normal range for a non-zero x' (the direction of x' is then lost in
+/// f32 and every kernel value would come out 0; x' = 0 exactly is a valid
+/// input, every kernel value 0).
+#[inline(always)]
+fn check_norm(
+    kernel: u32,
+    x: &[f32],
+    standardization: Option<(&[f32], &[f32])>,
+    sq_norm: f32,
+) -> Result<(), Error> {
+    if !sq_norm.is_finite() && !all_finite(x) {
+        return Err(Error::NonFiniteInput);
+    }
+    if kernel == COSINE
+        && !(sq_norm.is_finite()
+            && (sq_norm >= f32::MIN_POSITIVE || is_zero_input(x, standardization)))
+    {
+        return Err(Error::NonFiniteResult);
+    }
+    Ok(())
+}
+
+/// The size-first build's [`evaluate`] after its first checks: the same
+/// checks of ‖x'‖², [`compact::accumulate`] (or the general loop where no
+/// pass applies) and [`finish`].
+#[inline(always)]
+fn compact_call<const KERNEL: u32>(
+    model: &ModelRef<'_>,
+    kernel: u32,
+    x: &[f32],
+    out: Option<&mut [f32]>,
+    score: Option<&mut f32>,
+) -> Result<(), Error> {
+    let standardization = model.standardization();
+    let mut consts = passes::Consts::for_call(model, kernel);
+    let sq_norm = input_norm(x, standardization);
+    check_norm(kernel, x, standardization, sq_norm)?;
+    consts.take_norm(kernel, sq_norm);
+    let mut acc = compact::Sums::new();
+    let input = compact::Input {
+        x,
+        standardization,
+        scale: consts.scale,
+    };
+    if compact::accumulate(model, &consts, kernel, &input, &mut acc).is_none() {
+        acc.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut acc.y, 0);
+    }
+    finish::<KERNEL>(model, kernel, &mut acc.y, acc.ck, sq_norm, out, score)
+}
+
+/// The end of [`evaluate`]: y = A'k_x + b, the score from c'k_x and ‖x'‖²
+/// when asked, both written only when finite.
+#[inline(always)]
+fn finish<const KERNEL: u32>(
+    model: &ModelRef<'_>,
+    kernel: u32,
+    y: &mut [f32; MAX_COMPONENTS],
+    ck: f32,
+    sq_norm: f32,
+    out: Option<&mut [f32]>,
+    score: Option<&mut f32>,
+) -> Result<(), Error> {
+    let k = model.dims().2;
     let mut sum_sq = 0.0f32;
     for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
         keep_rolled();
@@ -482,6 +596,98 @@ mod tests {
         fn vec(&mut self, n: usize) -> Vec<f32> {
             (0..n).map(|_| self.next()).collect()
         }
+    }
+
+    /// The size-first loop (`compact`) against the register passes, bit for
+    /// bit: every kernel, d and m around the passes' limits (both read
+    /// directions, the general path where no pass applies), k in every sum
+    /// group, raw and standardised input, and data far from zero.
+    #[test]
+    fn compact_pass_gives_the_register_passes_bits() {
+        use super::{evaluate_with, ANY_KERNEL};
+        let mut g = Lcg(11);
+        let mut combo = 0u32;
+        let mut checked = 0u32;
+        for kernel in [
+            Kernel::Rbf { gamma: 0.4 },
+            Kernel::Laplacian { gamma: 0.3 },
+            Kernel::Linear,
+            Kernel::Polynomial {
+                gamma: 0.3,
+                degree: 3,
+                coef0: 0.5,
+            },
+            Kernel::Sigmoid {
+                gamma: 0.2,
+                coef0: -0.1,
+            },
+            Kernel::Cosine,
+        ] {
+            for d in [1, 2, 3, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 33, 57, 64, 65] {
+                for m in [1, 2, 3, 5, 9, 17, 70, 130] {
+                    for k in [1, 3, 4, 5, 7, 8, 9, 13, 16] {
+                        for (standardized, offset) in [(false, 0.0), (true, 0.0), (true, 100.0)] {
+                            combo += 1;
+                            if cfg!(miri) && !combo.is_multiple_of(97) {
+                                continue;
+                            }
+                            let points = g.vec(m * d);
+                            let norms: Vec<f32> = points
+                                .chunks(d)
+                                .map(|z| z.iter().map(|v| v * v).sum())
+                                .collect();
+                            let (a, b, c) = (g.vec(m * k), g.vec(k), g.vec(m));
+                            let mean: Vec<f32> = g.vec(d).iter().map(|v| v + offset).collect();
+                            let inv_std: Vec<f32> = g.vec(d).iter().map(|v| 1.5 + v).collect();
+                            let eig = std::vec![1.0f32; k];
+                            let view = ModelRef::from_parts(ModelParts {
+                                kernel,
+                                dim: d,
+                                n_components: k,
+                                standardize: standardized.then_some((&mean[..], &inv_std[..])),
+                                points: &points,
+                                point_sq_norms: &norms,
+                                a: &a,
+                                b: &b,
+                                c: &c,
+                                s: 0.3,
+                                eigenvalues: &eig,
+                                threshold: 0.0,
+                                fit: FitInfo::NOT_RECORDED,
+                                linear_map: false,
+                            })
+                            .unwrap();
+                            let x: Vec<f32> = g.vec(d).iter().map(|v| v + offset).collect();
+                            let (mut fast, mut small) =
+                                (std::vec![0.0f32; k], std::vec![0.0f32; k]);
+                            let (mut ef, mut es) = (0.0f32, 0.0f32);
+                            let rf = evaluate_with::<ANY_KERNEL, false>(
+                                &view,
+                                &x,
+                                Some(&mut fast),
+                                Some(&mut ef),
+                            );
+                            let rs = evaluate_with::<ANY_KERNEL, true>(
+                                &view,
+                                &x,
+                                Some(&mut small),
+                                Some(&mut es),
+                            );
+                            assert_eq!(rf, rs, "{kernel:?} d={d} m={m} k={k}");
+                            let bits =
+                                |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                            assert_eq!(
+                                (bits(&fast), ef.to_bits()),
+                                (bits(&small), es.to_bits()),
+                                "{kernel:?} d={d} m={m} k={k} std={standardized}"
+                            );
+                            checked += u32::from(rf.is_ok());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 0);
     }
 
     /// Every path (the register passes, in registers for d <= 8 and k <= 8 and

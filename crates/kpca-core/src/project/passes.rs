@@ -129,6 +129,29 @@ pub(crate) struct Layout {
     pub(crate) width: usize,
 }
 
+impl Layout {
+    /// The floats each point read covers: W, or exactly d for register runs.
+    #[inline(always)]
+    pub(crate) fn point_width(&self, d: usize) -> usize {
+        if self.register {
+            d
+        } else {
+            self.width
+        }
+    }
+}
+
+/// The component sums a run keeps for k components: 4 for k <= 4, 8 for
+/// k <= 8, 16 (8 and a second group of 8) above.
+#[inline(always)]
+pub(crate) fn sum_count(k: usize) -> usize {
+    match k {
+        0..=4 => 4,
+        5..=8 => 8,
+        _ => 16,
+    }
+}
+
 /// The [`Layout`] of a model of `kernel`, input dimension d and k
 /// components.
 #[inline(always)]
@@ -164,27 +187,67 @@ unsafe fn stage_backwards(stage: *mut f32, d: usize) {
     }
 }
 
-impl RunState {
-    /// The state of one call of a model of `kernel`, with y = -0.0 and
-    /// c'k = 0, and the factor the passes scale x' by when it is staged:
-    /// -2 gamma log2(e) for the rbf kernel (the point's sum is then the
-    /// exponent of 2^-w), gamma for the polynomial and sigmoid kernels, 1
-    /// for the others. [`RunState::take_norm`] completes it once ‖x'‖² is
-    /// known.
-    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32) -> (RunState, f32) {
-        let (d, _, k) = model.dims();
+/// The numbers of one call that both the register passes and the
+/// size-first loop use: a point's sum starts at `base` (+ `norm_scale`
+/// ‖z‖² for the rbf kernel), x' is scaled by `scale`, and the kernel value
+/// takes `post_scale` and `degree` ([`super::rowloop::value`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Consts {
+    pub(crate) base: f32,
+    pub(crate) norm_scale: f32,
+    pub(crate) post_scale: f32,
+    pub(crate) scale: f32,
+    pub(crate) degree: u32,
+}
+
+impl Consts {
+    /// The numbers of a call of a model of `kernel`: x' scaled by -2 gamma
+    /// log2(e) for the rbf kernel (the point's sum is then the exponent of
+    /// 2^-w), gamma for the polynomial and sigmoid kernels, 1 for the
+    /// others. [`Consts::take_norm`] completes them once ‖x'‖² is known.
+    #[inline(always)]
+    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32) -> Consts {
         let r = model.as_raw();
         let g = r.gamma * core::f32::consts::LOG2_E;
-        let l1 = kernel == LAPLACIAN;
         let (base, norm_scale, post_scale, scale) = match kernel {
             RBF => (0.0, g, 0.0, -2.0 * g),
             LAPLACIAN => (0.0, 0.0, g, 1.0),
             POLYNOMIAL | SIGMOID => (r.coef0, 0.0, 2.0 * core::f32::consts::LOG2_E, r.gamma),
             _ => (0.0, 0.0, 0.0, 1.0),
         };
-        let st = RunState {
+        Consts {
             base,
             norm_scale,
+            post_scale,
+            scale,
+            degree: r.degree,
+        }
+    }
+
+    /// Sets the numbers of a call of `kernel` that depend on the input's
+    /// ‖x'‖² (`sq_norm`): the rbf kernel's base gamma log2(e) ‖x'‖², the
+    /// cosine's ‖x'‖.
+    #[inline(always)]
+    pub(crate) fn take_norm(&mut self, kernel: u32, sq_norm: f32) {
+        if kernel == RBF {
+            self.base = self.norm_scale * sq_norm;
+        } else if kernel == COSINE {
+            self.post_scale = crate::fastmath::sqrt(sq_norm);
+        }
+    }
+}
+
+impl RunState {
+    /// The state of one call of a model of `kernel` ([`Consts::for_call`]),
+    /// with y = -0.0 and c'k = 0, and the factor x' is scaled by when it is
+    /// staged. [`RunState::take_norm`] completes it once ‖x'‖² is known.
+    pub(crate) fn for_call(model: &ModelRef<'_>, kernel: u32) -> (RunState, f32) {
+        let c = Consts::for_call(model, kernel);
+        let (d, _, k) = model.dims();
+        let l1 = kernel == LAPLACIAN;
+        let st = RunState {
+            base: c.base,
+            norm_scale: c.norm_scale,
             y: [-0.0; MAX_COMPONENTS],
             ck: 0.0,
             x: core::ptr::null(),
@@ -192,18 +255,16 @@ impl RunState {
             tail: 4 * (d as i32 - read_width(kernel, d) as i32),
             d_bytes: (4 * d) as u32,
             k_bytes: (4 * k) as u32,
-            degree: r.degree,
-            post_scale,
+            degree: c.degree,
+            post_scale: c.post_scale,
             group2: (4 * k.saturating_sub(8)) as u32,
             sums2: MaybeUninit::uninit(),
             rest: if l1 { d % 8 } else { 0 } as u32,
         };
-        (st, scale)
+        (st, c.scale)
     }
 
-    /// Sets the numbers of a call of `kernel` that depend on the input's
-    /// ‖x'‖² (`sq_norm`): the rbf kernel's base gamma log2(e) ‖x'‖², the
-    /// cosine's ‖x'‖.
+    /// [`Consts::take_norm`] on the run's copy of the numbers.
     #[inline(always)]
     pub(crate) fn take_norm(&mut self, kernel: u32, sq_norm: f32) {
         if kernel == RBF {
@@ -340,8 +401,92 @@ unsafe fn sum_points_apart<const KERNEL: u32>(
     flush(&mut st.y, &sums, first, 0, k);
 }
 
+/// Where the runs of a pass over m stored points begin and end, and how
+/// each adds into the call's sums: the register passes
+/// ([`accumulate_fast`]) and the size-first build's loop
+/// (`super::compact`) follow the same plan, so that they round the same
+/// sums in the same order and give the same bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Plan {
+    /// The first point read backwards (m: none).
+    pub(crate) zf: usize,
+    /// The first A row read backwards (m: none).
+    pub(crate) af: usize,
+    /// The most points one run sums ([`UNBOUNDED_BLOCK`] for the
+    /// polynomial kernel, otherwise no limit).
+    pub(crate) block: usize,
+}
+
+/// One run of a [`Plan`]: where it ends, whether its A rows are read
+/// backwards, and whether its first 8 sums and c'k add into the call's in
+/// place (otherwise they are summed from 0 and then added).
+#[derive(Clone, Copy)]
+pub(crate) struct Run {
+    pub(crate) end: usize,
+    pub(crate) a_back: bool,
+    pub(crate) in_place: bool,
+}
+
+impl Plan {
+    /// The plan of a model of `kernel` and sizes (d, m, k) whose point reads
+    /// cover `width` floats and A reads min(`kr`, 8): `None` when some row
+    /// can be read in neither direction (then no pass applies).
+    pub(crate) fn of(
+        kernel: u32,
+        (d, m, k): (usize, usize, usize),
+        width: usize,
+        kr: usize,
+    ) -> Option<Plan> {
+        // The first rows read backwards: points from zf on, A rows from af
+        // on (m: none, when every read ends inside its row: d a multiple of
+        // 8 or the Laplacian; k = 4, k = 8 or k > 8).
+        let zf = if width <= d {
+            m
+        } else {
+            split_row(m, d, width)?
+        };
+        let af = if kr.min(8) <= k {
+            m
+        } else {
+            split_row(m, k, kr.min(8))?
+        };
+        let block = if kernel == POLYNOMIAL {
+            UNBOUNDED_BLOCK
+        } else {
+            usize::MAX
+        };
+        Some(Plan { zf, af, block })
+    }
+
+    /// Whether the plan is one forward run over the m points, in place.
+    pub(crate) fn one_run(&self, m: usize) -> bool {
+        self.zf == m && self.af == m && self.block == usize::MAX
+    }
+
+    /// The run that starts at point `start` (< m): it ends where either
+    /// section turns to backward reads, or after `block` points.
+    pub(crate) fn run_from(&self, start: usize, m: usize) -> Run {
+        let (z_back, a_back) = (start >= self.zf, start >= self.af);
+        let mut end = m.min(start.saturating_add(self.block));
+        if !z_back {
+            end = end.min(self.zf);
+        }
+        if !a_back {
+            end = end.min(self.af);
+        }
+        // Sums added in place where sum l is component l, except in the
+        // polynomial's blocks, each summed from 0 (see UNBOUNDED_BLOCK).
+        let in_place = !a_back && self.block == usize::MAX;
+        Run {
+            end,
+            a_back,
+            in_place,
+        }
+    }
+}
+
 /// Adds c'k_x into `st.ck` and A'k_x into `st.y[..k]` by a register pass,
-/// for x' staged forwards in `stage` (x' scaled as [`RunState::for_call`] says, in the
+/// for x' staged forwards in `stage` (x' scaled as [`Consts::for_call`] says, in the
 /// first d floats, zeros up to W = [`read_width`]); `None` (nothing added)
 /// when no pass applies: not [`takes`], or a model too small to read in
 /// either direction.
@@ -363,13 +508,8 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         return None;
     }
     let chunked = !layout.register;
-    let kr = match k {
-        0..=4 => 4,
-        5..=8 => 8,
-        _ => 16,
-    };
-    // The floats each point read covers: exactly d for register runs.
-    let width = if chunked { layout.width } else { d };
+    let kr = sum_count(k);
+    let width = layout.point_width(d);
     let (points, a) = (model.section(Section::Points), model.section(Section::A));
     let (norms, c) = (model.section(Section::Norms), model.section(Section::C));
     let sections = Sections {
@@ -383,27 +523,10 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         kr,
         kernel,
     };
-    let block = if kernel == POLYNOMIAL {
-        UNBOUNDED_BLOCK
-    } else {
-        usize::MAX
-    };
     let stage = stage.as_mut_ptr().cast::<f32>();
     st.x = stage;
-    // The first rows read backwards: points from zf on, A rows from af on
-    // (m: none, when every read ends inside its row: d a multiple of 8 or
-    // the Laplacian; k = 4, k = 8 or k > 8).
-    let zf = if width <= d {
-        m
-    } else {
-        split_row(m, d, width)?
-    };
-    let af = if kr.min(8) <= k {
-        m
-    } else {
-        split_row(m, k, kr.min(8))?
-    };
-    if zf == m && af == m && block == usize::MAX {
+    let plan = Plan::of(kernel, (d, m, k), width, kr)?;
+    if plan.one_run(m) {
         // One forward run over every point, sum l component l.
         // SAFETY: every read ends inside its row: see `sum_points`.
         unsafe { sum_points::<KERNEL>(st, &sections, variant, (0, m), false, 0) };
@@ -412,16 +535,8 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
     let mut backwards = false;
     let mut start = 0;
     while start < m {
-        // A run ends where either section turns to backward reads, or
-        // after `block` points (see UNBOUNDED_BLOCK).
-        let (z_back, a_back) = (start >= zf, start >= af);
-        let mut end = m.min(start.saturating_add(block));
-        if !z_back {
-            end = end.min(zf);
-        }
-        if !a_back {
-            end = end.min(af);
-        }
+        let run = plan.run_from(start, m);
+        let z_back = start >= plan.zf;
         if z_back && !backwards {
             // SAFETY: backward point reads exist only for W > d, so not
             // for the Laplacian, and the caller staged W <= STAGE floats.
@@ -430,22 +545,23 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         }
         // The A read: forwards from the row's start, or (a backward run of
         // k < kr) the kr floats ending at the row's end.
-        let first = if a_back { k as isize - kr as isize } else { 0 };
-        // Sums added in place where sum l is component l, except in the
-        // polynomial's blocks, each summed from 0 (see UNBOUNDED_BLOCK).
-        let in_place = first == 0 && block == usize::MAX;
-        // SAFETY: rows `start..end` are read forwards below zf and af and
+        let first = if run.a_back {
+            k as isize - kr as isize
+        } else {
+            0
+        };
+        // SAFETY: rows `start..run.end` are read forwards below zf and af and
         // backwards from them on, which `split_row` allows; `first` is the
         // A offset of the direction, `st.x` is staged for the point reads'
         // direction: see `sum_points`.
         unsafe {
-            if in_place {
-                sum_points::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
+            if run.in_place {
+                sum_points::<KERNEL>(st, &sections, variant, (start, run.end), z_back, first);
             } else {
-                sum_points_apart::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
+                sum_points_apart::<KERNEL>(st, &sections, variant, (start, run.end), z_back, first);
             }
         };
-        start = end;
+        start = run.end;
     }
     Some(())
 }

@@ -106,14 +106,15 @@ pub(crate) struct RowPtrs {
     pub(crate) n: usize,
 }
 
-/// The kernel value from a point's sum (and, for the cosine, its ‖z‖²).
+/// The kernel value from a point's sum (and, for the cosine, its ‖z‖²),
+/// with the call's `post_scale` and polynomial `degree` ([`RunState`]).
 #[inline(always)]
-fn value(kernel: u32, st: &RunState, sum: f32, norm: f32) -> f32 {
+pub(crate) fn value(kernel: u32, post_scale: f32, degree: u32, sum: f32, norm: f32) -> f32 {
     match kernel {
         LINEAR => sum,
         // As crate::kernel::cosine, with sqrt(‖x'‖²) computed once per call.
         COSINE => {
-            let denom = st.post_scale * crate::fastmath::sqrt(norm);
+            let denom = post_scale * crate::fastmath::sqrt(norm);
             if denom > 0.0 {
                 sum / denom
             } else {
@@ -121,11 +122,11 @@ fn value(kernel: u32, st: &RunState, sum: f32, norm: f32) -> f32 {
             }
         }
         RBF => exp2_neg_with(sum, EXP2_BLOCK),
-        LAPLACIAN => exp2_neg_with(sum * st.post_scale, EXP2_BLOCK),
-        POLYNOMIAL => powi(sum, st.degree),
+        LAPLACIAN => exp2_neg_with(sum * post_scale, EXP2_BLOCK),
+        POLYNOMIAL => powi(sum, degree),
         _ => tanh_from(
             sum,
-            exp2_neg_with(st.post_scale * libm::fabsf(sum), EXP2_BLOCK),
+            exp2_neg_with(post_scale * libm::fabsf(sum), EXP2_BLOCK),
         ),
     }
 }
@@ -269,7 +270,7 @@ unsafe fn run_rows_rust<const CHUNKED: bool, const KR: usize>(
         while np != end {
             crate::codegen::keep_rolled();
             let sum = point_sum::<CHUNKED>(kernel, st, &h, zp, *np);
-            let kv = value(kernel, st, sum, *np);
+            let kv = value(kernel, st.post_scale, st.degree, sum, *np);
             ck += kv * *cp;
             if KR == 4 {
                 for (sl, al) in sums.iter_mut().zip(load4(ap)) {

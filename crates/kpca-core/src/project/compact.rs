@@ -1,0 +1,195 @@
+//! The size-first build's pass over the stored points (Cargo feature
+//! `size`): one compact loop for every kernel, d <= 64 and any k, in a few
+//! hundred bytes of code and a small fixed frame.
+//!
+//! It gives the register passes' bits ([`super::passes`]), for a reason the
+//! code keeps visible: it follows the same [`Plan`] (the same runs, each
+//! added into the call's sums in place or summed apart as the passes do),
+//! and each point's sum, kernel value and products are the same IEEE
+//! operations in the same order as [`super::rowloop`]'s:
+//!
+//! - x' times the kernel's scale is computed again for each point (the
+//!   passes stage it once; the same two or three roundings), so no stage
+//!   takes stack;
+//! - a point is read as exactly its d floats and an A row as exactly its k
+//!   (the passes' reads past a row meet zeros or dropped sums, which add
+//!   nothing: a point's sum never is -0.0, so `+ 0.0` leaves it as it is);
+//! - the polynomial's blocks, the A rows a pass reads backwards and the
+//!   second group of 8 sums for k > 8 are summed from -0.0 and then added,
+//!   as the passes do.
+//!
+//! `tests::compact_pass_gives_the_register_passes_bits` checks it over
+//! every kernel and the shapes around the passes' limits.
+
+use super::passes::{self, sum_count, Consts, Plan};
+use super::rowloop::value;
+use crate::codegen::keep_rolled;
+use crate::kernel::KernelId;
+use crate::model::{ModelRef, Section, MAX_COMPONENTS};
+
+const RBF: u32 = KernelId::Rbf as u32;
+const LAPLACIAN: u32 = KernelId::Laplacian as u32;
+
+/// The call's component sums y (from -0.0, the exact additive identity)
+/// and c'k (from 0), and the scratch of the runs summed apart.
+pub(crate) struct Sums {
+    pub(crate) y: [f32; MAX_COMPONENTS],
+    pub(crate) ck: f32,
+    apart: [f32; MAX_COMPONENTS],
+}
+
+impl Sums {
+    /// y = -0.0, c'k = 0.
+    pub(crate) fn new() -> Sums {
+        Sums {
+            y: [-0.0; MAX_COMPONENTS],
+            ck: 0.0,
+            apart: [-0.0; MAX_COMPONENTS],
+        }
+    }
+}
+
+/// The input as the loop reads it: x and, for a standardised model, the
+/// mean and 1/std, each d floats; and the kernel's scale of x'
+/// ([`Consts::for_call`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Input<'x> {
+    pub(crate) x: &'x [f32],
+    pub(crate) standardization: Option<(&'x [f32], &'x [f32])>,
+    pub(crate) scale: f32,
+}
+
+/// The sections the loop reads, as pointers (m·d, m, m and m·k floats).
+struct Rows {
+    points: *const f32,
+    norms: *const f32,
+    c: *const f32,
+    a: *const f32,
+}
+
+/// A point's sum, as [`super::rowloop`]'s `point_sum` / `l1_sum` give it:
+/// base + norm_scale ‖z‖² (rbf), base, or 0 (Laplacian), then x'_j·scale
+/// against z_j for j = 0..d in feature order.
+///
+/// # Safety
+/// `z` is valid for reading `input.x.len()` floats.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn point_sum(kernel: u32, st: &Consts, input: &Input<'_>, z: *const f32, norm: f32) -> f32 {
+    let l1 = kernel == LAPLACIAN;
+    let mut sum = match kernel {
+        LAPLACIAN => 0.0,
+        RBF => st.base + st.norm_scale * norm,
+        _ => st.base,
+    };
+    let scale = input.scale;
+    // SAFETY: j < d = x.len(), within the d floats at `z` (the caller's
+    // contract) and within `mean` and `inv_std` (d floats each).
+    unsafe {
+        match input.standardization {
+            None => {
+                for (j, &xj) in input.x.iter().enumerate() {
+                    keep_rolled();
+                    let v = xj * scale;
+                    let zj = *z.add(j);
+                    sum += if l1 { libm::fabsf(v - zj) } else { v * zj };
+                }
+            }
+            Some((mean, inv_std)) => {
+                let (mp, sp) = (mean.as_ptr(), inv_std.as_ptr());
+                for (j, &xj) in input.x.iter().enumerate() {
+                    keep_rolled();
+                    let v = ((xj - *mp.add(j)) * *sp.add(j)) * scale;
+                    let zj = *z.add(j);
+                    sum += if l1 { libm::fabsf(v - zj) } else { v * zj };
+                }
+            }
+        }
+    }
+    sum
+}
+
+/// Adds the points `from..to` into `acc.y[..k]` and `acc.ck`: in place
+/// (`in_place`: the first 8 sums and c'k continue the call's), otherwise
+/// summed from -0.0 (c'k from 0) and then added; components 8.. always the
+/// latter, as the passes' second group.
+///
+/// # Safety
+/// `rows` are the model's sections and `from..to` lies in 0..m.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn run(
+    st: &Consts,
+    acc: &mut Sums,
+    kernel: u32,
+    input: &Input<'_>,
+    rows: &Rows,
+    (from, to, k): (usize, usize, usize),
+    in_place: bool,
+) {
+    let d = input.x.len();
+    let kept = if in_place { k.min(8) } else { 0 };
+    let sums = &mut acc.apart;
+    for (l, sl) in sums.iter_mut().take(k).enumerate() {
+        keep_rolled();
+        *sl = if l < kept { acc.y[l] } else { -0.0 };
+    }
+    let mut ck = if in_place { acc.ck } else { 0.0 };
+    // SAFETY: i < m: point i's d floats, its norm and c, and A row i's k
+    // floats lie in their sections (the invariant of `ModelRef`); k <=
+    // MAX_COMPONENTS.
+    unsafe {
+        for i in from..to {
+            keep_rolled();
+            let norm = *rows.norms.add(i);
+            let sum = point_sum(kernel, st, input, rows.points.add(i * d), norm);
+            let kv = value(kernel, st.post_scale, st.degree, sum, norm);
+            ck += kv * *rows.c.add(i);
+            let arow = rows.a.add(i * k);
+            for (l, sl) in sums.iter_mut().take(k).enumerate() {
+                keep_rolled();
+                *sl += kv * *arow.add(l);
+            }
+        }
+    }
+    for (l, (yl, &sl)) in acc.y.iter_mut().zip(sums.iter()).take(k).enumerate() {
+        keep_rolled();
+        *yl = if l < kept { sl } else { *yl + sl };
+    }
+    acc.ck = if in_place { ck } else { ck + acc.ck };
+}
+
+/// Adds c'k_x into `acc.ck` and A'k_x into `acc.y[..k]` over every stored
+/// point, with the bits of [`passes::accumulate_fast`]; `None` (nothing
+/// added) where that takes no pass either (the caller's general loop runs).
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn accumulate(
+    model: &ModelRef<'_>,
+    st: &Consts,
+    kernel: u32,
+    input: &Input<'_>,
+    acc: &mut Sums,
+) -> Option<()> {
+    let (d, m, k) = model.dims();
+    if !passes::takes(kernel, d) || input.x.len() != d {
+        return None;
+    }
+    let layout = passes::stage_layout(kernel, d, k);
+    let plan = Plan::of(kernel, (d, m, k), layout.point_width(d), sum_count(k))?;
+    let rows = Rows {
+        points: model.section(Section::Points).as_ptr(),
+        norms: model.section(Section::Norms).as_ptr(),
+        c: model.section(Section::C).as_ptr(),
+        a: model.section(Section::A).as_ptr(),
+    };
+    let mut start = 0;
+    while start < m {
+        keep_rolled();
+        let r = plan.run_from(start, m);
+        // SAFETY: start < r.end <= m; the sections are the model's.
+        unsafe { run(st, acc, kernel, input, &rows, (start, r.end, k), r.in_place) };
+        start = r.end;
+    }
+    Some(())
+}
