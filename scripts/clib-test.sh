@@ -80,7 +80,10 @@ step "libraries of $release"
 libs=("$release"/lib/*/libkpca.a)
 [ "${#libs[@]}" -eq 7 ] || fail "expected 7 libraries in $release/lib, found ${#libs[@]}"
 scripts/check-lib-symbols.sh "${libs[@]}"
-ok "7 libraries, only kpca_* exported"
+slibs=("$release"/lib/*/size/libkpca.a)
+[ "${#slibs[@]}" -eq 7 ] || fail "expected 7 size-first libraries in $release/lib/*/size, found ${#slibs[@]}"
+scripts/check-lib-symbols.sh "${slibs[@]}"
+ok "7 libraries and their 7 size-first builds, only kpca_* exported"
 # The package's version check, in a project without a compiler.
 mkdir -p "$out/version-src"
 cat >"$out/version-src/CMakeLists.txt" <<'EOF'
@@ -142,6 +145,12 @@ fw m3 mps2-an385 cortex-m3 thumbv7m-none-eabi -DARM_FLOAT_ABI=soft "-DCMAKE_PREF
 fw m3-v6m mps2-an385 cortex-m3 thumbv6m-none-eabi -DARM_FLOAT_ABI=soft -DKPCA_TARGET=thumbv6m-none-eabi \
   "-DCMAKE_PREFIX_PATH=$release"
 fw m4f-subdir mps2-an386 cortex-m4 thumbv7em-none-eabihf "-DKPCA_SOURCE_DIR=$ROOT"
+# The size-first build (KPCA_OPTIMIZE=size), from the release and from the sources.
+fw m4f-size mps2-an386 cortex-m4 thumbv7em-none-eabihf -DKPCA_OPTIMIZE=size "-DCMAKE_PREFIX_PATH=$release"
+grep -q "size/libkpca.a" "$out/m4f-size/CMakeCache.txt" "$out/m4f-size.log" 2>/dev/null \
+  || grep -rq "size/libkpca.a" "$out/m4f-size" || fail "m4f-size: the size-first library was not linked"
+fw m0-size-subdir mps2-an385 cortex-m3 thumbv6m-none-eabi -DARM_FLOAT_ABI=soft -DKPCA_TARGET=thumbv6m-none-eabi \
+  -DKPCA_OPTIMIZE=size "-DKPCA_SOURCE_DIR=$ROOT"
 # The command of c-examples/firmware/README.md (make, the harness's Makefile).
 make -s -C c-examples/firmware kpca_fw EXTRA_PROGRAMS=kpca_fw BUILD="$out/make-fw" \
   LIBKPCA="$release/lib/thumbv7em-none-eabihf/libkpca.a" GENERATED="$gen" >"$out/make-fw.log" 2>&1 \

@@ -72,14 +72,19 @@ hostile_cache() {
 # builds QEMU's counting plugin and the M4F libkpca.a (the shipped library), and
 # sets PLUGIN, LIB, FW, ARCH, CFLAGS, LDFLAGS and harness (the bench
 # firmware's own sources) and count ELF (instructions of one QEMU run).
-#   m4f_bench_setup
+#   m4f_bench_setup     (KPCA_BUILD=speed|size picks the library build)
 m4f_bench_setup() {
   scripts/qemu-plugin/build.sh >/dev/null
   PLUGIN=$ROOT/build/qemu-plugin/libinsn.so
   # The shipped library (scripts/build-firmware-lib.sh: only kpca_* exported),
   # not cargo's raw archive, whose weak compiler-runtime symbols (expf among
   # them) would replace newlib's in the C baseline.
-  LIB=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf)
+  # KPCA_BUILD=size: the size-first build (feature `size`, docs/COST.md).
+  case "${KPCA_BUILD:-speed}" in
+    speed) LIB=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf) ;;
+    size) LIB=$(scripts/build-firmware-lib.sh thumbv7em-none-eabihf size) ;;
+    *) echo "KPCA_BUILD=$KPCA_BUILD: speed or size" >&2; exit 2 ;;
+  esac
   FW=c-examples/firmware
   ARCH="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard"
   CFLAGS="$ARCH -O2 -std=c99 -Wall -Wextra -Wpedantic -Werror -Wdouble-promotion -ffunction-sections -fdata-sections -I$FW -I$ROOT/c-examples/baseline -I$ROOT/include"

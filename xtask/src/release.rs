@@ -4,6 +4,7 @@
 //! ```text
 //! include/kpca.h
 //! lib/<target>/libkpca.a          every RELEASE_TARGETS entry and the host
+//! lib/<target>/size/libkpca.a     the size-first build of each (KPCA_OPTIMIZE=size)
 //! lib/cmake/kpca/                 kpcaConfig.cmake, kpcaConfigVersion.cmake, kpcaTarget.cmake
 //! kpcaConfig.cmake, kpcaConfigVersion.cmake   forwarders, for kpca_DIR=<folder>
 //! lib/pkgconfig/kpca.pc
@@ -63,6 +64,12 @@ pub fn build(out: &Path) -> Result {
             .arg("--out")
             .arg(out.join("lib").join(t))
             .arg(t))?;
+        heading(1, &format!("release: libkpca.a for {t}, size-first build"));
+        run(script("build-firmware-lib.sh")
+            .arg("--out")
+            .arg(out.join("lib").join(t).join("size"))
+            .arg(t)
+            .arg("size"))?;
     }
     heading(1, "release: header, CMake package, pkg-config file");
     copy(&root().join("include/kpca.h"), &out.join("include/kpca.h"))?;
@@ -70,6 +77,7 @@ pub fn build(out: &Path) -> Result {
     let mut check = script("check-lib-symbols.sh");
     for t in &targets {
         check.arg(out.join("lib").join(t).join("libkpca.a"));
+        check.arg(out.join("lib").join(t).join("size/libkpca.a"));
     }
     run(&mut check)?;
     write_manifest(out, &targets)?;
@@ -211,7 +219,7 @@ fn write_manifest(out: &Path, targets: &[&str]) -> Result {
         env!("CARGO_PKG_VERSION")
     );
     for t in targets {
-        text += &format!("  lib/{t}/libkpca.a\n");
+        text += &format!("  lib/{t}/libkpca.a\n  lib/{t}/size/libkpca.a (size-first build)\n");
     }
     write_file(&out.join(MARKER), &text)
 }

@@ -38,7 +38,7 @@ const STEPS: [Step; 13] = [
     },
     Step {
         name: "unit",
-        what: "cargo build --workspace, then cargo test: unit, integration, C, doc tests, kpca --features std (end to end), the header against the pinned \
+        what: "cargo build --workspace, then cargo test: unit, integration, C, doc tests, kpca --features std (end to end), kpca-core and kpca-capi --features size (the size-first build), the header against the pinned \
                cbindgen, the C firmware on QEMU (a missing tool fails)",
         run: unit,
     },
@@ -205,7 +205,18 @@ fn unit() -> Result {
     // The crate a user adds, with its host side: the end-to-end tests across
     // the parts need `std` (required-features), named here so that they never
     // depend on another member turning the feature on.
-    run(cargo().args(["test", "-p", "kpca", "--features", "std"]))
+    run(cargo().args(["test", "-p", "kpca", "--features", "std"]))?;
+    // The size-first build (feature `size`): the core's and the C ABI's
+    // tests through its loop.
+    run(cargo().args([
+        "test",
+        "-p",
+        "kpca-core",
+        "-p",
+        "kpca-capi",
+        "--features",
+        "size",
+    ]))
 }
 
 pub fn run_steps(args: &[String]) -> Result {

@@ -402,10 +402,13 @@ unsafe fn sum_points_apart<const KERNEL: u32>(
 }
 
 /// Where the runs of a pass over m stored points begin and end, and how
-/// each adds into the call's sums: the register passes
-/// ([`accumulate_fast`]) and the size-first build's loop
-/// (`super::compact`) follow the same plan, so that they round the same
-/// sums in the same order and give the same bits.
+/// each adds into the call's sums, as [`accumulate_fast`] runs them: the
+/// size-first build's loop (`super::compact`) follows this plan, so that it
+/// rounds the same sums in the same order and gives the same bits
+/// (`accumulate_fast` keeps its own copy of these few lines: through
+/// [`Plan`] it took up to 22 more instructions per call on a Cortex-M4F;
+/// the test `compact_pass_gives_the_register_passes_bits` fails when the
+/// two differ).
 #[derive(Clone, Copy)]
 pub(crate) struct Plan {
     /// The first point read backwards (m: none).
@@ -423,7 +426,6 @@ pub(crate) struct Plan {
 #[derive(Clone, Copy)]
 pub(crate) struct Run {
     pub(crate) end: usize,
-    pub(crate) a_back: bool,
     pub(crate) in_place: bool,
 }
 
@@ -458,11 +460,6 @@ impl Plan {
         Some(Plan { zf, af, block })
     }
 
-    /// Whether the plan is one forward run over the m points, in place.
-    pub(crate) fn one_run(&self, m: usize) -> bool {
-        self.zf == m && self.af == m && self.block == usize::MAX
-    }
-
     /// The run that starts at point `start` (< m): it ends where either
     /// section turns to backward reads, or after `block` points.
     pub(crate) fn run_from(&self, start: usize, m: usize) -> Run {
@@ -477,11 +474,7 @@ impl Plan {
         // Sums added in place where sum l is component l, except in the
         // polynomial's blocks, each summed from 0 (see UNBOUNDED_BLOCK).
         let in_place = !a_back && self.block == usize::MAX;
-        Run {
-            end,
-            a_back,
-            in_place,
-        }
+        Run { end, in_place }
     }
 }
 
@@ -523,10 +516,27 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         kr,
         kernel,
     };
+    let block = if kernel == POLYNOMIAL {
+        UNBOUNDED_BLOCK
+    } else {
+        usize::MAX
+    };
     let stage = stage.as_mut_ptr().cast::<f32>();
     st.x = stage;
-    let plan = Plan::of(kernel, (d, m, k), width, kr)?;
-    if plan.one_run(m) {
+    // The first rows read backwards: points from zf on, A rows from af on
+    // (m: none, when every read ends inside its row: d a multiple of 8 or
+    // the Laplacian; k = 4, k = 8 or k > 8).
+    let zf = if width <= d {
+        m
+    } else {
+        split_row(m, d, width)?
+    };
+    let af = if kr.min(8) <= k {
+        m
+    } else {
+        split_row(m, k, kr.min(8))?
+    };
+    if zf == m && af == m && block == usize::MAX {
         // One forward run over every point, sum l component l.
         // SAFETY: every read ends inside its row: see `sum_points`.
         unsafe { sum_points::<KERNEL>(st, &sections, variant, (0, m), false, 0) };
@@ -535,8 +545,16 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
     let mut backwards = false;
     let mut start = 0;
     while start < m {
-        let run = plan.run_from(start, m);
-        let z_back = start >= plan.zf;
+        // A run ends where either section turns to backward reads, or
+        // after `block` points (see UNBOUNDED_BLOCK).
+        let (z_back, a_back) = (start >= zf, start >= af);
+        let mut end = m.min(start.saturating_add(block));
+        if !z_back {
+            end = end.min(zf);
+        }
+        if !a_back {
+            end = end.min(af);
+        }
         if z_back && !backwards {
             // SAFETY: backward point reads exist only for W > d, so not
             // for the Laplacian, and the caller staged W <= STAGE floats.
@@ -545,23 +563,22 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         }
         // The A read: forwards from the row's start, or (a backward run of
         // k < kr) the kr floats ending at the row's end.
-        let first = if run.a_back {
-            k as isize - kr as isize
-        } else {
-            0
-        };
-        // SAFETY: rows `start..run.end` are read forwards below zf and af and
+        let first = if a_back { k as isize - kr as isize } else { 0 };
+        // Sums added in place where sum l is component l, except in the
+        // polynomial's blocks, each summed from 0 (see UNBOUNDED_BLOCK).
+        let in_place = first == 0 && block == usize::MAX;
+        // SAFETY: rows `start..end` are read forwards below zf and af and
         // backwards from them on, which `split_row` allows; `first` is the
         // A offset of the direction, `st.x` is staged for the point reads'
         // direction: see `sum_points`.
         unsafe {
-            if run.in_place {
-                sum_points::<KERNEL>(st, &sections, variant, (start, run.end), z_back, first);
+            if in_place {
+                sum_points::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
             } else {
-                sum_points_apart::<KERNEL>(st, &sections, variant, (start, run.end), z_back, first);
+                sum_points_apart::<KERNEL>(st, &sections, variant, (start, end), z_back, first);
             }
         };
-        start = run.end;
+        start = end;
     }
     Some(())
 }
