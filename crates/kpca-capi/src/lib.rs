@@ -392,12 +392,17 @@ unsafe fn with_input<R>(
 /// `kpca_project` family) or [`Only`] one kernel (the `kpca_<kernel>_*`
 /// family, which links only that kernel's code).
 trait Eval {
-    /// Coordinates into `out`.
-    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error>;
-    /// The anomaly score.
-    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error>;
-    /// Coordinates into `out` and the anomaly score.
-    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error>;
+    /// Whether the entry points share one copy of their body
+    /// ([`evaluate_with`]).
+    const SHARED: bool;
+    /// Coordinates into `out` and / or the anomaly score into `score`
+    /// ([`ModelRef::evaluate`]).
+    fn evaluate(
+        view: &ModelRef<'_>,
+        x: &[f32],
+        out: Option<&mut [f32]>,
+        score: Option<&mut f32>,
+    ) -> Result<(), Error>;
     /// Whether the score exceeds the threshold.
     fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error>;
 }
@@ -406,14 +411,14 @@ trait Eval {
 struct AnyKernel;
 
 impl Eval for AnyKernel {
-    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
-        view.project(x, out)
-    }
-    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error> {
-        view.anomaly_score(x)
-    }
-    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
-        view.project_and_score(x, out)
+    const SHARED: bool = false;
+    fn evaluate(
+        view: &ModelRef<'_>,
+        x: &[f32],
+        out: Option<&mut [f32]>,
+        score: Option<&mut f32>,
+    ) -> Result<(), Error> {
+        view.evaluate(x, out, score)
     }
     fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error> {
         view.is_anomaly(x)
@@ -425,18 +430,99 @@ impl Eval for AnyKernel {
 struct Only<K>(core::marker::PhantomData<K>);
 
 impl<K: KernelKind> Eval for Only<K> {
-    fn project(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<(), Error> {
-        view.for_kernel::<K>()?.project(x, out)
-    }
-    fn score(view: &ModelRef<'_>, x: &[f32]) -> Result<f32, Error> {
-        view.for_kernel::<K>()?.anomaly_score(x)
-    }
-    fn project_and_score(view: &ModelRef<'_>, x: &[f32], out: &mut [f32]) -> Result<f32, Error> {
-        view.for_kernel::<K>()?.project_and_score(x, out)
+    const SHARED: bool = true;
+    fn evaluate(
+        view: &ModelRef<'_>,
+        x: &[f32],
+        out: Option<&mut [f32]>,
+        score: Option<&mut f32>,
+    ) -> Result<(), Error> {
+        view.for_kernel::<K>()?.evaluate(x, out, score)
     }
     fn is_anomaly(view: &ModelRef<'_>, x: &[f32]) -> Result<bool, Error> {
         view.for_kernel::<K>()?.is_anomaly(x)
     }
+}
+
+/// [`evaluate_with`] asks for the coordinates (into `out`).
+const WANT_OUT: u32 = 1;
+/// [`evaluate_with`] asks for the anomaly score (into `*score`).
+const WANT_SCORE: u32 = 2;
+
+/// The one body of `kpca_project`, `kpca_anomaly_score`,
+/// `kpca_project_and_score` and their single-kernel twins, asked for the
+/// outputs in `want` ([`WANT_OUT`], [`WANT_SCORE`]). [`Eval::SHARED`] says
+/// whether it runs here, inlined into each entry point (every kernel: the
+/// fewest instructions per call), or through [`evaluate_shared`] (one
+/// kernel: one copy for its entry points, each a call of a few bytes).
+///
+/// # Safety
+/// As `kpca_project_and_score` (a pointer of an output not asked for is
+/// not read).
+#[inline(always)]
+unsafe fn evaluate_with<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    (out, out_len): (*mut f32, usize),
+    score: *mut f32,
+    want: u32,
+) -> kpca_status {
+    if E::SHARED {
+        // SAFETY: caller contract, forwarded.
+        return unsafe { evaluate_shared::<E>(model, x, x_len, (out, out_len), score, want) };
+    }
+    // SAFETY: caller contract, forwarded.
+    unsafe { evaluate_here::<E>(model, x, x_len, (out, out_len), score, want) }
+}
+
+/// [`evaluate_here`], not inlined.
+///
+/// # Safety
+/// As [`evaluate_with`].
+#[inline(never)]
+unsafe fn evaluate_shared<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    (out, out_len): (*mut f32, usize),
+    score: *mut f32,
+    want: u32,
+) -> kpca_status {
+    // SAFETY: caller contract, forwarded.
+    unsafe { evaluate_here::<E>(model, x, x_len, (out, out_len), score, want) }
+}
+
+/// The checks and the call of [`evaluate_with`].
+///
+/// # Safety
+/// As [`evaluate_with`].
+#[inline(always)]
+unsafe fn evaluate_here<E: Eval>(
+    model: *const kpca_model,
+    x: *const f32,
+    x_len: usize,
+    (out, out_len): (*mut f32, usize),
+    score: *mut f32,
+    want: u32,
+) -> kpca_status {
+    guard(|| {
+        // SAFETY: caller contract, forwarded.
+        unsafe {
+            with_input(model, x, x_len, |view, x| {
+                // Both outputs are checked before either is written.
+                let score = match want & WANT_SCORE {
+                    0 => None,
+                    _ => Some(slice_out(score, 1)?),
+                };
+                let out = match want & WANT_OUT {
+                    0 => None,
+                    _ => Some(slice_out(out, out_len)?),
+                };
+                E::evaluate(view, x, out, score.and_then(|s| s.first_mut()))
+            })
+        }
+    })
 }
 
 /// The body of `kpca_project` and its single-kernel twins.
@@ -451,15 +537,17 @@ unsafe fn project_with<E: Eval>(
     out: *mut f32,
     out_len: usize,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                let out = slice_out(out, out_len)?;
-                E::project(view, x, out)
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe {
+        evaluate_with::<E>(
+            model,
+            x,
+            x_len,
+            (out, out_len),
+            core::ptr::null_mut(),
+            WANT_OUT,
+        )
+    }
 }
 
 /// The body of `kpca_anomaly_score` and its single-kernel twins.
@@ -473,19 +561,17 @@ unsafe fn score_with<E: Eval>(
     x_len: usize,
     score: *mut f32,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                let score = slice_out(score, 1)?;
-                let e = E::score(view, x)?;
-                if let Some(s) = score.first_mut() {
-                    *s = e;
-                }
-                Ok(())
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe {
+        evaluate_with::<E>(
+            model,
+            x,
+            x_len,
+            (core::ptr::null_mut(), 0),
+            score,
+            WANT_SCORE,
+        )
+    }
 }
 
 /// The body of `kpca_project_and_score` and its single-kernel twins.
@@ -501,21 +587,17 @@ unsafe fn project_and_score_with<E: Eval>(
     out_len: usize,
     score: *mut f32,
 ) -> kpca_status {
-    guard(|| {
-        // SAFETY: caller contract, forwarded.
-        unsafe {
-            with_input(model, x, x_len, |view, x| {
-                // Both outputs are checked before either is written.
-                let score = slice_out(score, 1)?;
-                let out = slice_out(out, out_len)?;
-                let e = E::project_and_score(view, x, out)?;
-                if let Some(s) = score.first_mut() {
-                    *s = e;
-                }
-                Ok(())
-            })
-        }
-    })
+    // SAFETY: caller contract, forwarded.
+    unsafe {
+        evaluate_with::<E>(
+            model,
+            x,
+            x_len,
+            (out, out_len),
+            score,
+            WANT_OUT | WANT_SCORE,
+        )
+    }
 }
 
 /// The body of `kpca_is_anomaly` and its single-kernel twins.

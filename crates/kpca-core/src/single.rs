@@ -104,6 +104,16 @@ impl<K: KernelKind> SingleKernel<'_, '_, K> {
         Ok(e)
     }
 
+    /// As [`ModelRef::evaluate`].
+    pub fn evaluate(
+        &self,
+        x: &[f32],
+        out: Option<&mut [f32]>,
+        score: Option<&mut f32>,
+    ) -> Result<(), Error> {
+        evaluate_as::<K>(self.model, x, out, score)
+    }
+
     /// As [`ModelRef::is_anomaly`].
     pub fn is_anomaly(&self, x: &[f32]) -> Result<bool, Error> {
         let threshold = self.model.raw.threshold;

@@ -553,6 +553,20 @@ impl ModelRef<'_> {
         Ok(e)
     }
 
+    /// The coordinates (into `out[..k]`, when `out` is given) and / or the
+    /// anomaly score (into `*score`, when given) of `x` in one pass: the one
+    /// call behind [`ModelRef::project`], [`ModelRef::anomaly_score`] and
+    /// [`ModelRef::project_and_score`] (and the C entry points). Nothing is
+    /// written unless every result is finite; errors as theirs.
+    pub fn evaluate(
+        &self,
+        x: &[f32],
+        out: Option<&mut [f32]>,
+        score: Option<&mut f32>,
+    ) -> Result<(), Error> {
+        evaluate::<ANY_KERNEL>(self, x, out, score)
+    }
+
     /// Whether the anomaly score of `x` exceeds the stored threshold.
     /// [`Error::ThresholdUnset`] when the model has none.
     pub fn is_anomaly(&self, x: &[f32]) -> Result<bool, Error> {
