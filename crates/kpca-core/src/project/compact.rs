@@ -23,7 +23,7 @@
 
 use super::passes::{self, sum_count, Consts, Plan};
 use super::rowloop::value;
-use crate::codegen::keep_rolled;
+use crate::codegen::{keep_rolled, opaque};
 use crate::kernel::KernelId;
 use crate::model::{ModelRef, Section, MAX_COMPONENTS};
 
@@ -97,7 +97,7 @@ unsafe fn point_sum(kernel: u32, st: &Consts, input: &Input<'_>, z: *const f32, 
                     let v = *xp * scale;
                     sum += if l1 { libm::fabsf(v - *zp) } else { v * *zp };
                     xp = xp.add(1);
-                    zp = zp.add(1);
+                    zp = opaque(zp.add(1));
                 }
             }
             Some((mean, inv_std)) => {
@@ -107,9 +107,9 @@ unsafe fn point_sum(kernel: u32, st: &Consts, input: &Input<'_>, z: *const f32, 
                     let v = ((*xp - *mp) * *sp) * scale;
                     sum += if l1 { libm::fabsf(v - *zp) } else { v * *zp };
                     xp = xp.add(1);
-                    zp = zp.add(1);
-                    mp = mp.add(1);
-                    sp = sp.add(1);
+                    zp = opaque(zp.add(1));
+                    mp = opaque(mp.add(1));
+                    sp = opaque(sp.add(1));
                 }
             }
         }
@@ -162,7 +162,7 @@ unsafe fn run(
                 keep_rolled();
                 *sp += kv * *ap;
                 sp = sp.add(1);
-                ap = ap.add(1);
+                ap = opaque(ap.add(1));
             }
             zp = zp.add(d);
         }
