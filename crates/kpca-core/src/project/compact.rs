@@ -21,6 +21,8 @@
 //! `tests::compact_pass_gives_the_register_passes_bits` checks it over
 //! every kernel and the shapes around the passes' limits.
 
+use core::mem::MaybeUninit;
+
 use super::passes::{self, sum_count, Consts, Plan};
 use super::rowloop::value;
 use crate::codegen::{keep_rolled, opaque};
@@ -31,20 +33,32 @@ const RBF: u32 = KernelId::Rbf as u32;
 const LAPLACIAN: u32 = KernelId::Laplacian as u32;
 
 /// The call's component sums y (from -0.0, the exact additive identity)
-/// and c'k (from 0), and the scratch of the runs summed apart.
+/// and c'k (from 0), and the scratch of the runs summed apart (written by
+/// each run before it is read).
 pub(crate) struct Sums {
     pub(crate) y: [f32; MAX_COMPONENTS],
     pub(crate) ck: f32,
-    apart: [f32; MAX_COMPONENTS],
+    apart: MaybeUninit<[f32; MAX_COMPONENTS]>,
 }
 
 impl Sums {
-    /// y = -0.0, c'k = 0.
-    pub(crate) fn new() -> Sums {
-        Sums {
-            y: [-0.0; MAX_COMPONENTS],
-            ck: 0.0,
-            apart: [-0.0; MAX_COMPONENTS],
+    /// The sums of a call, in `slot`: y = -0.0, c'k = 0 (written in place:
+    /// a `Sums` returned by value was built in a second 64-byte array on
+    /// the stack and copied).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    pub(crate) fn init(slot: &mut MaybeUninit<Sums>) -> &mut Sums {
+        let p = slot.as_mut_ptr();
+        // SAFETY: `p` points to the slot's Sums; every field but `apart`
+        // (MaybeUninit) is written here before the reference is made.
+        unsafe {
+            let y = core::ptr::addr_of_mut!((*p).y).cast::<f32>();
+            for l in 0..MAX_COMPONENTS {
+                keep_rolled();
+                y.add(l).write(-0.0);
+            }
+            core::ptr::addr_of_mut!((*p).ck).write(0.0);
+            &mut *p
         }
     }
 }
@@ -140,7 +154,7 @@ unsafe fn run(
     // Pointer loops over k (<= MAX_COMPONENTS, the invariant of
     // `ModelRef`): a loop over an array of known length would be unrolled
     // to it.
-    let (y, sums) = (acc.y.as_mut_ptr(), acc.apart.as_mut_ptr());
+    let (y, sums) = (acc.y.as_mut_ptr(), acc.apart.as_mut_ptr().cast::<f32>());
     let mut ck = if in_place { acc.ck } else { 0.0 };
     // SAFETY: l < k <= MAX_COMPONENTS, within `y` and `sums`; i < m: point
     // i's d floats, its norm and c, and A row i's k floats lie in their

@@ -423,13 +423,14 @@ fn compact_call<const KERNEL: u32>(
     let sq_norm = input_norm(x, standardization);
     check_norm(kernel, x, standardization, sq_norm)?;
     consts.take_norm(kernel, sq_norm);
-    let mut acc = compact::Sums::new();
+    let mut slot = MaybeUninit::uninit();
+    let acc = compact::Sums::init(&mut slot);
     let input = compact::Input {
         x,
         standardization,
         scale: consts.scale,
     };
-    if compact::accumulate(model, &consts, kernel, &input, &mut acc).is_none() {
+    if compact::accumulate(model, &consts, kernel, &input, acc).is_none() {
         acc.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut acc.y, 0);
     }
     finish::<KERNEL>(model, kernel, &mut acc.y, acc.ck, sq_norm, out, score)
