@@ -411,7 +411,8 @@ trait Eval {
 struct AnyKernel;
 
 impl Eval for AnyKernel {
-    const SHARED: bool = false;
+    // The size-first build shares one copy here too.
+    const SHARED: bool = cfg!(feature = "size");
     fn evaluate(
         view: &ModelRef<'_>,
         x: &[f32],
