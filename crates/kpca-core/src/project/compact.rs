@@ -106,12 +106,21 @@ unsafe fn point_sum(kernel: u32, st: &Consts, input: &Input<'_>, z: *const f32, 
     unsafe {
         match input.standardization {
             None => {
-                while xp != end {
+                // Two features per step (the same operations in the same
+                // order): a third fewer instructions per feature.
+                let pairs_end = xp.wrapping_add(input.x.len() & !1);
+                while xp != pairs_end {
                     keep_rolled();
+                    let (v0, v1) = (*xp * scale, *xp.add(1) * scale);
+                    let (z0, z1) = (*zp, *zp.add(1));
+                    sum += if l1 { libm::fabsf(v0 - z0) } else { v0 * z0 };
+                    sum += if l1 { libm::fabsf(v1 - z1) } else { v1 * z1 };
+                    xp = xp.add(2);
+                    zp = opaque(zp.add(2));
+                }
+                if xp != end {
                     let v = *xp * scale;
                     sum += if l1 { libm::fabsf(v - *zp) } else { v * *zp };
-                    xp = xp.add(1);
-                    zp = opaque(zp.add(1));
                 }
             }
             Some((mean, inv_std)) => {
