@@ -166,8 +166,8 @@ done
 fmt() { python3 -c "print(f'{$1:,}')"; }
 table="| target | d | kpca_project (instr.) | kpca_anomaly_score (instr.) | C baseline (instr.) | project / baseline | stack project / score / baseline (B) | outputs bit-identical to the host's |
 |---|--:|--:|--:|--:|--:|--:|--:|"
-ftable="| target | QEMU 7.2 machine | libkpca.a (Rust target) | gcc flags | flash added by the library (B) |
-|---|---|---|---|--:|"
+ftable="| target | QEMU 7.2 machine | libkpca.a (Rust target) | gcc flags | flash added by the library (B) | size-first build: flash (B) | size-first: kpca_project d = 8 (instr.), stack project (B), outputs bit-identical |
+|---|---|---|---|--:|--:|--:|"
 for t in $TARGETS; do
   select_target "$t"
   echo "=== firmware-targets: $label on QEMU $machine ($rust)" >&2
@@ -202,8 +202,24 @@ for t in $TARGETS; do
   count_run "$dir/flash_1.elf" >/dev/null
   f0=$("${prefix}size" -A "$dir/flash_0.elf" | awk '$1==".text"||$1==".rodata"{s+=$2} END{print s}')
   f1=$("${prefix}size" -A "$dir/flash_1.elf" | awk '$1==".text"||$1==".rodata"{s+=$2} END{print s}')
+  # The size-first build (feature size, docs/COST.md): its flash on the same
+  # probe, kpca_project's instructions and stack at d = 8, and its bits.
+  fast_lib=$lib
+  lib=$(scripts/build-firmware-lib.sh "$rust" size)
+  link "$dir/flash_size.elf" -DWITH_KPCA=1 "-I$mdir" $FW/flash_kpca.c "$mdir/bench_model.c"
+  count_run "$dir/flash_size.elf" >/dev/null
+  fs=$("${prefix}size" -A "$dir/flash_size.elf" | awk '$1==".text"||$1==".rodata"{s+=$2} END{print s}')
+  src=("-I$mdir" "$FW/bench_kpca.c" "$mdir/bench_model.c" c-examples/baseline/rbf_baseline.c)
+  link_pair "$dir/size_1_0.elf" "$dir/size_1_$N.elf" \
+    -DBENCH_OP=1 -DBENCH_CALLS=0 "${src[@]}" -- -DBENCH_OP=1 -DBENCH_CALLS=$N "${src[@]}"
+  link "$dir/size_exact.elf" -DBENCH_OP=0 -DBENCH_CALLS=0 -DSELF_CHECK_REL_TOL=0.0f "${src[@]}"
+  ps=$(per_call "$dir/size_1_0.elf" "$dir/size_1_$N.elf")
+  sps=$(sed -n 's/.*stack project \([0-9]*\) B.*/\1/p' "$dir/size_1_0.elf.log")
+  bs=$(exact "$dir/size_exact.elf")
+  lib=$fast_lib
+  echo "$label size-first: flash $((fs - f0)), project $ps, stack $sps, bit-identical $bs" >&2
   ftable="$ftable
-| $label | $machine | $rust | \`$arch\` | $(fmt "$((f1 - f0))") |"
+| $label | $machine | $rust | \`$arch\` | $(fmt "$((f1 - f0))") | $(fmt "$((fs - f0))") | $(fmt "$ps"), $sps, $bs |"
 done
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
