@@ -3,6 +3,7 @@
 //! and writer, the CRC, the device fit).
 //!
 //! - [`keep_rolled`]: keeps a loop with a run-time trip count rolled on Arm;
+//! - [`rows`], [`rows_mut`]: a slice's rows without a division;
 //! - [`ANY_KERNEL`]: the kernel parameter of the projection's generic
 //!   functions that serves every kernel (the others serve one kernel id).
 
@@ -60,4 +61,30 @@ pub(crate) fn opaque<T>(p: *const T) -> *const T {
     }
     #[cfg(not(all(target_arch = "arm", not(miri))))]
     p
+}
+
+/// The consecutive rows of `n` elements of `s` (`n` 0 is taken as 1; a
+/// shorter tail is left out), as `chunks_exact` gives them but without its
+/// division: `Zip` of two `ChunksExact` divides by the chunk length, and an
+/// outlined copy of it (opt-level s, the size-first C library) cannot see
+/// that the length is not 0, so it links a panic.
+#[inline(always)]
+pub(crate) fn rows<T>(s: &[T], n: usize) -> impl Iterator<Item = &[T]> {
+    let mut rest = s;
+    core::iter::from_fn(move || {
+        let (row, tail) = rest.split_at_checked(n.max(1))?;
+        rest = tail;
+        Some(row)
+    })
+}
+
+/// [`rows`] of a mutable slice.
+#[inline(always)]
+pub(crate) fn rows_mut<T>(s: &mut [T], n: usize) -> impl Iterator<Item = &mut [T]> {
+    let mut rest = s;
+    core::iter::from_fn(move || {
+        let (row, tail) = core::mem::take(&mut rest).split_at_mut_checked(n.max(1))?;
+        rest = tail;
+        Some(row)
+    })
 }

@@ -623,8 +623,8 @@ pub(crate) fn seal(blob: &mut [u8]) {
         return;
     };
     let crc = crc32(blob.get(..body).unwrap_or(&[]));
-    if let Some(dst) = blob.get_mut(body..) {
-        dst.copy_from_slice(&crc.to_le_bytes());
+    if let Some(dst) = blob.last_chunk_mut::<CRC_LEN>() {
+        *dst = crc.to_le_bytes();
     }
 }
 

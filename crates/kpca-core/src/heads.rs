@@ -174,11 +174,7 @@ fn expand(
     sums: &mut [f32],
     kernel: impl Fn(&[f32]) -> f32,
 ) {
-    for (t, beta) in pre
-        .scores
-        .chunks_exact(k.max(1))
-        .zip(pre.coef.chunks_exact(d.max(1)))
-    {
+    for (t, beta) in crate::codegen::rows(pre.scores, k).zip(crate::codegen::rows(pre.coef, d)) {
         keep_rolled();
         let kv = kernel(t);
         for (s, &b) in sums.iter_mut().zip(beta) {

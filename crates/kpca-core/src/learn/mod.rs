@@ -419,7 +419,7 @@ fn components(ws: &mut Workspace<'_>, top: &[usize; MAX_COMPONENTS], k: usize, g
         let (mut col_sum, mut dot_r) = (0.0f32, 0.0f32);
         for ((&ui, row), &ri) in u
             .iter()
-            .zip(ws.a.chunks_exact_mut(k.max(1)))
+            .zip(crate::codegen::rows_mut(ws.a, k))
             .zip(ws.row_means.iter())
         {
             let alpha = ui * scale;

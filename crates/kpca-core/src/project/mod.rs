@@ -505,10 +505,7 @@ pub(crate) fn project_batch(
 ) -> Result<usize, Error> {
     let (d, _, k) = model.dims();
     let rows = batch_rows(model, xs, out.len(), k)?;
-    for (x, o) in xs
-        .chunks_exact(d.max(1))
-        .zip(out.chunks_exact_mut(k.max(1)))
-    {
+    for (x, o) in crate::codegen::rows(xs, d).zip(crate::codegen::rows_mut(out, k)) {
         evaluate::<ANY_KERNEL>(model, x, Some(o), None)?;
     }
     Ok(rows)
