@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Short fuzz run of every cargo-fuzz target (fuzz/fuzz_targets) from the
-# committed seed corpus (fuzz/corpus-seed/<target>), two targets at a time;
+# committed seed corpus (fuzz/corpus-seed/<target>), two targets at a time,
+# and load_and_project again with the size-first build (feature size);
 # fails on any crash, panic, sanitizer report, leak, timeout or OOM.
 # Step "fuzz" of `cargo xtask test`; also `cargo xtask fuzz [SECONDS]`.
 # TESTING.md has the long runs.
@@ -17,23 +18,26 @@ fi
 SECS=${FUZZ_SECONDS:-40}
 # A cold build of the cli dependencies with ASan takes minutes.
 TDIR=${KPCA_FUZZ_TARGET:-$(hostile_cache fuzz-target)}
-TARGETS=(load_and_project mutate_blob capi csv_npy learn)
+TARGETS=(load_and_project mutate_blob capi csv_npy learn load_and_project-size)
 LOGS=$TARGET_DIR/fuzz-smoke
 mkdir -p "$LOGS"
 
 echo "fuzz-smoke: building the targets (ASan, debug assertions)"
 cargo +nightly fuzz build -O -a --target-dir "$TDIR"
+echo "fuzz-smoke: building load_and_project with the size-first build (feature size)"
+cargo +nightly fuzz build -O -a --target-dir "$TDIR-size" --features size load_and_project
 
-run() { # target
-  local t=$1
+run() { # target, or target-size: the target with the size-first build
+  local t=${1%-size} log=$1 build=(--target-dir "$TDIR")
+  [ "$t" = "$1" ] || build=(--target-dir "$TDIR-size" --features size)
   mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
-  cargo +nightly fuzz run -O -a --target-dir "$TDIR" "$t" "fuzz/corpus/$t" "fuzz/corpus-seed/$t" -- \
+  cargo +nightly fuzz run -O -a "${build[@]}" "$t" "fuzz/corpus/$t" "fuzz/corpus-seed/$t" -- \
     -max_total_time="$SECS" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-    >"$LOGS/$t.log" 2>&1
+    >"$LOGS/$log.log" 2>&1
 }
 
 status=0
-for pair in "load_and_project mutate_blob" "capi csv_npy" "learn"; do
+for pair in "load_and_project mutate_blob" "capi csv_npy" "learn load_and_project-size"; do
   pids=()
   for t in $pair; do
     run "$t" &
