@@ -271,7 +271,7 @@ fn header_states_the_size_of_kpca_model_for_both_pointer_widths() {
     let scalars = offset_of!(kpca_model, mean);
     let size = size_of::<kpca_model>();
     assert_eq!(
-        offset_of!(kpca_model, reg_intercept),
+        offset_of!(kpca_model, front),
         size - ptr,
         "pointers last"
     );
