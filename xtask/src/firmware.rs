@@ -134,7 +134,7 @@ pub struct Check {
     pub run: fn() -> Result,
 }
 
-pub const CHECKS: [Check; 10] = [
+pub const CHECKS: [Check; 11] = [
     Check {
         name: "harness",
         what: "bare-metal harness self-test on QEMU mps2-an386 (make -C c-examples/firmware check)",

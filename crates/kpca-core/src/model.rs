@@ -91,6 +91,8 @@ pub const PRECISION_Q15: u32 = 1;
 /// names a front end (raw sensor samples to features) that this version does
 /// not compute ([`Error::UnknownFrontEnd`]).
 pub const FRONT_END_NONE: u32 = 0;
+// `ModelRef::check_loaded` tests both fields with one OR against 0.
+const _: () = assert!(PRECISION_F32 == 0 && FRONT_END_NONE == 0);
 
 /// Value of [`RawModel::magic`] in a loaded model ("KPCA" read as a
 /// little-endian u32 is a different value, so a blob is never mistaken for one).
@@ -471,11 +473,14 @@ impl<'a> ModelRef<'a> {
         if raw.magic != LOADED_MAGIC {
             return Err(Error::ModelNotLoaded);
         }
-        if raw.precision != PRECISION_F32 {
-            return Err(Error::PrecisionMismatch);
-        }
-        if raw.front_end != FRONT_END_NONE {
-            return Err(Error::UnknownFrontEnd);
+        // One test on the per-call path for both (PRECISION_F32 and
+        // FRONT_END_NONE are 0, asserted below the constants).
+        if raw.precision | raw.front_end != 0 {
+            return Err(if raw.precision != PRECISION_F32 {
+                Error::PrecisionMismatch
+            } else {
+                Error::UnknownFrontEnd
+            });
         }
         let (d, m, k) = (
             to_usize(raw.dim),
