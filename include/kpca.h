@@ -107,12 +107,12 @@
  * `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
  * microcontroller and RISC-V core), in bytes; alignment 4.
  */
-#define KPCA_MODEL_SIZE_ILP32 112
+#define KPCA_MODEL_SIZE_ILP32 128
 
 /**
  * `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
  */
-#define KPCA_MODEL_SIZE_LP64 160
+#define KPCA_MODEL_SIZE_LP64 184
 
 /**
  * Kernel id: linear, x'z.
@@ -145,6 +145,32 @@
 #define KPCA_KERNEL_COSINE 5
 
 /**
+ * Value of `kpca_model.magic` once a model is loaded (by
+ * `kpca_model_from_bytes`, or written by a generated model's initializer,
+ * `kpca export --format c`).
+ */
+#define KPCA_MODEL_MAGIC 1263551297
+
+/**
+ * `kpca_model.precision`: the model computes in f32 (every model the loader
+ * gives and every entry point of this header computes with).
+ */
+#define KPCA_PRECISION_F32 0
+
+/**
+ * `kpca_model.precision`, reserved: a q15 integer model (int16 sections
+ * with per-section scales, in `kpca_model.integer`), for entry points of its
+ * own; the f32 entry points refuse it with KPCA_ERR_PRECISION_MISMATCH.
+ */
+#define KPCA_PRECISION_Q15 1
+
+/**
+ * `kpca_model.front_end`: no front end, inputs are feature vectors (the only
+ * value this version knows; others give KPCA_ERR_UNKNOWN_FRONT_END).
+ */
+#define KPCA_FRONT_END_NONE 0
+
+/**
  * Result of every fallible call: 0 is success (`KPCA_OK`), each failure has its
  * own code (`KPCA_ERR_*`: stable numbers, never reused). A fixed-width
  * integer, so `-fshort-enums` builds agree on its size.
@@ -152,16 +178,23 @@
 typedef int32_t kpca_status;
 
 /**
- * A loaded model: sizes, kernel parameters and pointers into the blob.
+ * A loaded model: sizes, kernel parameters and pointers to its sections.
  *
- * The caller owns it (static or on the stack; no malloc). Fill it with
- * `kpca_model_from_bytes`, then only read it. Its pointers point into the blob,
- * which must stay valid and unchanged while the model is used. Matrices are
- * row-major.
+ * Two ways to get one. A model blob that arrives at run time: the caller
+ * owns a `kpca_model` (static or on the stack; no malloc), fills it with
+ * `kpca_model_from_bytes` (every check of the blob), then only reads it; its
+ * pointers point into the blob, which must stay valid and unchanged while
+ * the model is used. A generated model (`kpca export --format c`): the
+ * generated source defines a ready `const kpca_model NAME_model` over
+ * `static const` arrays, checked by the exporter on the host, so the
+ * firmware links no loader. Either way every entry point re-checks the
+ * record's marker, precision, front end, sizes and kernel (O(1)). Matrices
+ * are row-major.
  */
 typedef struct kpca_model {
   /**
-   * Set by kpca_model_from_bytes to mark the model as loaded; 0 otherwise.
+   * KPCA_MODEL_MAGIC once loaded (set by kpca_model_from_bytes, or by a
+   * generated model's initializer); anything else means "not loaded".
    */
   uint32_t magic;
   /**
@@ -230,6 +263,17 @@ typedef struct kpca_model {
    */
   uint32_t n_targets;
   /**
+   * The arithmetic of the sections: KPCA_PRECISION_F32 (0; the only one
+   * the entry points of this header compute in), KPCA_PRECISION_Q15
+   * reserved for integer models.
+   */
+  uint32_t precision;
+  /**
+   * The front end turning raw samples into input vectors:
+   * KPCA_FRONT_END_NONE (0, inputs are feature vectors) is the only one yet.
+   */
+  uint32_t front_end;
+  /**
    * Per-feature mean (d floats), or NULL when inputs are not standardised.
    */
   const float *mean;
@@ -278,6 +322,16 @@ typedef struct kpca_model {
    * Regression head: intercepts, t, or NULL.
    */
   const float *reg_intercept;
+  /**
+   * The integer sections record of an integer model, NULL for an f32
+   * model (reserved: NULL in every model of this version).
+   */
+  const void *integer;
+  /**
+   * The front-end section, NULL when front_end is 0 (reserved: NULL in
+   * every model of this version).
+   */
+  const void *front;
 } kpca_model;
 
 /**
@@ -509,6 +563,18 @@ typedef struct kpca_fit_params {
  * A false-alarm rate is not strictly between 0 and 1.
  */
 #define KPCA_ERR_BAD_FALSE_ALARM_RATE 35
+
+/**
+ * An f32 entry point was given an integer model (its record's precision
+ * is not f32, `KPCA_PRECISION_F32`): call its precision's entry points.
+ */
+#define KPCA_ERR_PRECISION_MISMATCH 36
+
+/**
+ * The model's record names a front end (raw samples to features) that
+ * this library does not know (`front_end` is not 0).
+ */
+#define KPCA_ERR_UNKNOWN_FRONT_END 37
 
 #ifdef __cplusplus
 extern "C" {

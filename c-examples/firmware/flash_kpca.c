@@ -3,8 +3,11 @@
  * vector and scores it through libkpca.a (kpca_project, which serves every
  * kernel); with WITH_KPCA=2 the same through the model's kernel's entry points
  * (BENCH_PROJECT, BENCH_ANOMALY_SCORE: kpca_rbf_project and so on, which link
- * one kernel's code); with WITH_KPCA=0 the same program with the three calls
- * replaced by trivial stand-ins. The difference of the two
+ * one kernel's code); with WITH_KPCA=3 the generated model
+ * (bench_model_model, a ready const kpca_model: no kpca_model_from_bytes, so
+ * no loader is linked) through the kernel's entry points, and with
+ * WITH_KPCA=4 the generated model through kpca_project; with WITH_KPCA=0 the
+ * same program with the three calls replaced by trivial stand-ins. The difference of the two
  * firmware sizes (text + rodata) is the library code a firmware pays for;
  * the model data is referenced by both.
  *
@@ -54,6 +57,12 @@ int main(void)
     kpca_status st = kpca_model_from_bytes(&model, bench_model_blob, bench_model_blob_len);
     st |= BENCH_PROJECT(&model, bench_xs, BENCH_D, y, BENCH_K);
     st |= BENCH_ANOMALY_SCORE(&model, bench_xs, BENCH_D, &e);
+#elif WITH_KPCA == 3
+    kpca_status st = BENCH_PROJECT(&bench_model_model, bench_xs, BENCH_D, y, BENCH_K);
+    st |= BENCH_ANOMALY_SCORE(&bench_model_model, bench_xs, BENCH_D, &e);
+#elif WITH_KPCA == 4
+    kpca_status st = kpca_project(&bench_model_model, bench_xs, BENCH_D, y, BENCH_K);
+    st |= kpca_anomaly_score(&bench_model_model, bench_xs, BENCH_D, &e);
 #else
     /* Stand-ins that touch the same data so nothing else changes. */
     volatile const uint8_t *blob = bench_model_blob;

@@ -10,7 +10,7 @@ use crate::util::{cargo, cmd, heading, script, secs, timed, user_path, Result};
 const USAGE: &str = "usage: cargo xtask firmware build [TARGET] [--features F]
        cargo xtask firmware run MODEL.kpca VECTORS.csv OUT_DIR
        cargo xtask firmware test
-       cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic | learn
+       cargo xtask firmware harness | c-firmware | link-check | downstream | no-panic | no-loader | learn
        cargo xtask firmware rust [KERNEL M D K]
        cargo xtask firmware cost [--quick]
        cargo xtask firmware targets";
@@ -134,7 +134,7 @@ pub struct Check {
     pub run: fn() -> Result,
 }
 
-pub const CHECKS: [Check; 10] = [
+pub const CHECKS: [Check; 11] = [
     Check {
         name: "harness",
         what: "bare-metal harness self-test on QEMU mps2-an386 (make -C c-examples/firmware check)",
@@ -175,6 +175,12 @@ pub const CHECKS: [Check; 10] = [
         name: "no-panic",
         what: "no panic machinery reachable from the C API in the thumbv7em libkpca.a",
         run: || run_cmd(&mut script("no-panic-check.sh")),
+    },
+    Check {
+        name: "no-loader",
+        what: "a firmware on the generated model (const kpca_model, kernel entry points or kpca_project) \
+               links no loader, the blob's does (scripts/generated-model-check.sh)",
+        run: || run_cmd(&mut script("generated-model-check.sh")),
     },
     Check {
         name: "variants",

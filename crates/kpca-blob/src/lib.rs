@@ -52,6 +52,8 @@
 use kpca_core::{Error, ModelRef, RawModel};
 use std::path::Path;
 
+pub mod source;
+
 /// Bytes at a 4-byte-aligned address (a `Vec<u8>` is aligned only by the
 /// allocator's grace, which Miri does not give): `u32` words and a length.
 /// Nothing is checked: this is the storage of [`ModelBlob`] and the buffer

@@ -34,7 +34,7 @@
 #[cfg(test)]
 extern crate std;
 
-use core::ffi::c_char;
+use core::ffi::{c_char, c_void};
 use core::mem::{align_of, offset_of, size_of};
 use kpca_core::format::FORMAT_VERSION;
 use kpca_core::single::KernelKind;
@@ -88,9 +88,9 @@ pub const KPCA_VERSION: u32 =
 
 /// `sizeof(kpca_model)` on 32-bit targets (ILP32: every supported
 /// microcontroller and RISC-V core), in bytes; alignment 4.
-pub const KPCA_MODEL_SIZE_ILP32: usize = 112;
+pub const KPCA_MODEL_SIZE_ILP32: usize = 128;
 /// `sizeof(kpca_model)` on 64-bit hosts (LP64, LLP64), in bytes; alignment 8.
-pub const KPCA_MODEL_SIZE_LP64: usize = 160;
+pub const KPCA_MODEL_SIZE_LP64: usize = 184;
 
 /// Kernel id: linear, x'z.
 pub const KPCA_KERNEL_LINEAR: u32 = 0;
@@ -105,19 +105,45 @@ pub const KPCA_KERNEL_SIGMOID: u32 = 4;
 /// Kernel id: cosine, x'z / (|x| |z|).
 pub const KPCA_KERNEL_COSINE: u32 = 5;
 
-/// Value of `kpca_model.magic` once a model is loaded.
-const MODEL_MAGIC: u32 = kpca_core::LOADED_MAGIC;
+/// Value of `kpca_model.magic` once a model is loaded (by
+/// `kpca_model_from_bytes`, or written by a generated model's initializer,
+/// `kpca export --format c`).
+pub const KPCA_MODEL_MAGIC: u32 = 0x4B50_4341;
+const _: () = assert!(KPCA_MODEL_MAGIC == kpca_core::LOADED_MAGIC);
 
-/// A loaded model: sizes, kernel parameters and pointers into the blob.
+/// `kpca_model.precision`: the model computes in f32 (every model the loader
+/// gives and every entry point of this header computes with).
+pub const KPCA_PRECISION_F32: u32 = 0;
+/// `kpca_model.precision`, reserved: a q15 integer model (int16 sections
+/// with per-section scales, in `kpca_model.integer`), for entry points of its
+/// own; the f32 entry points refuse it with KPCA_ERR_PRECISION_MISMATCH.
+pub const KPCA_PRECISION_Q15: u32 = 1;
+/// `kpca_model.front_end`: no front end, inputs are feature vectors (the only
+/// value this version knows; others give KPCA_ERR_UNKNOWN_FRONT_END).
+pub const KPCA_FRONT_END_NONE: u32 = 0;
+const _: () = assert!(
+    KPCA_PRECISION_F32 == kpca_core::PRECISION_F32
+        && KPCA_PRECISION_Q15 == kpca_core::PRECISION_Q15
+        && KPCA_FRONT_END_NONE == kpca_core::FRONT_END_NONE
+);
+
+/// A loaded model: sizes, kernel parameters and pointers to its sections.
 ///
-/// The caller owns it (static or on the stack; no malloc). Fill it with
-/// `kpca_model_from_bytes`, then only read it. Its pointers point into the blob,
-/// which must stay valid and unchanged while the model is used. Matrices are
-/// row-major.
+/// Two ways to get one. A model blob that arrives at run time: the caller
+/// owns a `kpca_model` (static or on the stack; no malloc), fills it with
+/// `kpca_model_from_bytes` (every check of the blob), then only reads it; its
+/// pointers point into the blob, which must stay valid and unchanged while
+/// the model is used. A generated model (`kpca export --format c`): the
+/// generated source defines a ready `const kpca_model NAME_model` over
+/// `static const` arrays, checked by the exporter on the host, so the
+/// firmware links no loader. Either way every entry point re-checks the
+/// record's marker, precision, front end, sizes and kernel (O(1)). Matrices
+/// are row-major.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct kpca_model {
-    /// Set by kpca_model_from_bytes to mark the model as loaded; 0 otherwise.
+    /// KPCA_MODEL_MAGIC once loaded (set by kpca_model_from_bytes, or by a
+    /// generated model's initializer); anything else means "not loaded".
     pub magic: u32,
     /// Kernel id (KPCA_KERNEL_*).
     pub kernel: u32,
@@ -154,6 +180,13 @@ pub struct kpca_model {
     pub n_preimage: u32,
     /// Regression targets t (0 when the model has no regression head).
     pub n_targets: u32,
+    /// The arithmetic of the sections: KPCA_PRECISION_F32 (0; the only one
+    /// the entry points of this header compute in), KPCA_PRECISION_Q15
+    /// reserved for integer models.
+    pub precision: u32,
+    /// The front end turning raw samples into input vectors:
+    /// KPCA_FRONT_END_NONE (0, inputs are feature vectors) is the only one yet.
+    pub front_end: u32,
     /// Per-feature mean (d floats), or NULL when inputs are not standardised.
     pub mean: *const f32,
     /// Per-feature 1/std (d floats), or NULL when inputs are not standardised.
@@ -179,6 +212,12 @@ pub struct kpca_model {
     pub reg_weights: *const f32,
     /// Regression head: intercepts, t, or NULL.
     pub reg_intercept: *const f32,
+    /// The integer sections record of an integer model, NULL for an f32
+    /// model (reserved: NULL in every model of this version).
+    pub integer: *const c_void,
+    /// The front-end section, NULL when front_end is 0 (reserved: NULL in
+    /// every model of this version).
+    pub front: *const c_void,
 }
 
 /// Runs `body`, mapping its error to a status code.
@@ -294,6 +333,10 @@ const _: () = {
     assert!(offset_of!(kpca_model, preimage_coef) == offset_of!(RawModel, preimage_coef));
     assert!(offset_of!(kpca_model, reg_weights) == offset_of!(RawModel, reg_weights));
     assert!(offset_of!(kpca_model, reg_intercept) == offset_of!(RawModel, reg_intercept));
+    assert!(offset_of!(kpca_model, precision) == offset_of!(RawModel, precision));
+    assert!(offset_of!(kpca_model, front_end) == offset_of!(RawModel, front_end));
+    assert!(offset_of!(kpca_model, integer) == offset_of!(RawModel, integer));
+    assert!(offset_of!(kpca_model, front) == offset_of!(RawModel, front));
 };
 
 impl kpca_model {
@@ -812,7 +855,7 @@ unsafe fn get<T>(
         // SAFETY: caller contract, forwarded.
         unsafe {
             let m = ref_in(model)?;
-            if m.magic != MODEL_MAGIC {
+            if m.magic != KPCA_MODEL_MAGIC {
                 return Err(Error::ModelNotLoaded);
             }
             if out.is_null() {
@@ -938,7 +981,7 @@ const _: () = {
         ))) || size_of::<kpca_model>() == stated,
         concat!(
             "sizeof(kpca_model) differs from KPCA_MODEL_SIZE_*: set them to 4 * (its 4-byte ",
-            "fields) + 4 * 12 pointers (ILP32) and + 8 * 12 (LP64), then run `cargo xtask header`"
+            "fields) + 4 * (its pointers) (ILP32) and + 8 * (its pointers) (LP64), then run `cargo xtask header`"
         )
     );
 };

@@ -91,3 +91,9 @@ pub const KPCA_ERR_CONSTANT_COLUMN: kpca_status = 33;
 pub const KPCA_ERR_NO_CONVERGENCE: kpca_status = 34;
 /// A false-alarm rate is not strictly between 0 and 1.
 pub const KPCA_ERR_BAD_FALSE_ALARM_RATE: kpca_status = 35;
+/// An f32 entry point was given an integer model (its record's precision
+/// is not f32, `KPCA_PRECISION_F32`): call its precision's entry points.
+pub const KPCA_ERR_PRECISION_MISMATCH: kpca_status = 36;
+/// The model's record names a front end (raw samples to features) that
+/// this library does not know (`front_end` is not 0).
+pub const KPCA_ERR_UNKNOWN_FRONT_END: kpca_status = 37;

@@ -270,11 +270,7 @@ fn header_states_the_size_of_kpca_model_for_both_pointer_widths() {
     let ptr = size_of::<*const f32>();
     let scalars = offset_of!(kpca_model, mean);
     let size = size_of::<kpca_model>();
-    assert_eq!(
-        offset_of!(kpca_model, reg_intercept),
-        size - ptr,
-        "pointers last"
-    );
+    assert_eq!(offset_of!(kpca_model, front), size - ptr, "pointers last");
     assert_eq!(scalars % 8, 0, "no padding before the pointers on LP64");
     let pointers = (size - scalars) / ptr;
     let (ilp32, lp64) = (scalars + 4 * pointers, scalars + 8 * pointers);

@@ -275,6 +275,46 @@ fn a_copied_model_struct_is_the_same_model() {
     assert_eq!(a, b);
 }
 
+/// A record whose precision is not f32 (an integer model) or whose front end
+/// is not "none" is refused by the f32 entry points, each with its own
+/// status, the output untouched; the record as loaded projects.
+#[test]
+fn integer_precision_and_unknown_front_end_are_refused_with_their_statuses() {
+    let tm = TestModel::random(Kernel::Rbf { gamma: 0.3 }, 4, 6, 2, true, 9);
+    let w = words(&tm);
+    let model = loaded(&w);
+    assert_eq!(model.precision, KPCA_PRECISION_F32);
+    assert_eq!(model.front_end, KPCA_FRONT_END_NONE);
+    assert!(model.integer.is_null() && model.front.is_null());
+    let x = [0.3f32, -0.2, 0.1, 0.9];
+    let q15 = kpca_model {
+        precision: KPCA_PRECISION_Q15,
+        ..model
+    };
+    let framed = kpca_model {
+        front_end: 1,
+        ..model
+    };
+    for (m, want) in [
+        (&model, KPCA_OK),
+        (&q15, KPCA_ERR_PRECISION_MISMATCH),
+        (&framed, KPCA_ERR_UNKNOWN_FRONT_END),
+    ] {
+        let (mut a, mut b) = ([SENTINEL; 2], [SENTINEL; 2]);
+        // SAFETY: valid pointers; the records point into `w`, which outlives them.
+        let (st_any, st_rbf) = unsafe {
+            (
+                kpca_project(m, x.as_ptr(), 4, a.as_mut_ptr(), 2),
+                kpca_rbf_project(m, x.as_ptr(), 4, b.as_mut_ptr(), 2),
+            )
+        };
+        assert_eq!((st_any, st_rbf), (want, want));
+        if want != KPCA_OK {
+            assert_eq!((a, b), ([SENTINEL; 2], [SENTINEL; 2]), "output written");
+        }
+    }
+}
+
 #[test]
 fn one_model_used_from_several_threads_gives_the_same_results() {
     let tm = TestModel::random(Kernel::Laplacian { gamma: 0.4 }, 6, 20, 4, false, 11);

@@ -178,8 +178,10 @@ fn readme_c_quick_start_compiles() {
     let readme = page("README.md");
     let code = block_after(&readme, "<!-- c-quick-start -->");
     assert!(
-        code.contains("#include \"kpca.h\"") && code.contains("kpca_model_from_bytes"),
-        "the C quick start loads a model: {code}"
+        code.contains("#include \"kpca.h\"")
+            && code.contains("kpca_model_from_bytes")
+            && code.contains("&walking_model_model"),
+        "the C quick start shows both routes, the generated model and a loaded blob: {code}"
     );
     // The model header it includes comes from the command-line quick start.
     let dir = fresh_dir();

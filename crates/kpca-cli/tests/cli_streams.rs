@@ -238,7 +238,8 @@ fn export_output_dir_dash_writes_one_file_to_stdout() {
     compiles_as_c(&fx.path("one.c"), &stdout);
 }
 
-/// The text compiles as one C99 translation unit with strict warnings.
+/// The text compiles as one C99 translation unit with strict warnings
+/// (`include/` on the path: the generated header includes kpca.h).
 fn compiles_as_c(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
     let status = Command::new("cc")
@@ -249,8 +250,10 @@ fn compiles_as_c(path: &Path, text: &str) {
             "-Wpedantic",
             "-Werror",
             "-c",
-            "-o",
+            "-I",
         ])
+        .arg(kpca_testkit::repo_root().join("include"))
+        .arg("-o")
         .arg(path.with_extension("o"))
         .arg(path)
         .status()

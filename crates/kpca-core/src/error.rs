@@ -195,7 +195,15 @@ status_table! {
     /// A false-alarm rate is not strictly between 0 and 1.
     BadFalseAlarmRate = 35, KPCA_ERR_BAD_FALSE_ALARM_RATE,
         c"false-alarm rate is not strictly between 0 and 1";
-    // Retired codes stay here as comments ("// 36: retired in 0.x, was ..."),
+    /// An f32 entry point was given an integer model (its record's precision
+    /// is not f32, `KPCA_PRECISION_F32`): call its precision's entry points.
+    PrecisionMismatch = 36, KPCA_ERR_PRECISION_MISMATCH,
+        c"this entry point computes in f32 and the model is an integer model: use its precision's entry points";
+    /// The model's record names a front end (raw samples to features) that
+    /// this library does not know (`front_end` is not 0).
+    UnknownFrontEnd = 37, KPCA_ERR_UNKNOWN_FRONT_END,
+        c"model's front end is not one this library knows";
+    // Retired codes stay here as comments ("// 38: retired in 0.x, was ..."),
     // their numbers never reused. None is retired yet.
 }
 

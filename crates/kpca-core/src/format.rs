@@ -42,8 +42,8 @@ use crate::fit_info::{record_is_valid, FitInfo};
 use crate::heads::{check_preimage, check_regression, Heads, PreImageParts, RegressionParts};
 use crate::kernel::check_params;
 use crate::model::{
-    check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, LOADED_MAGIC,
-    MAX_POINTS, MAX_TARGETS,
+    check_consistency, check_dims, to_u32, to_usize, ModelRef, RawModel, Section, FRONT_END_NONE,
+    LOADED_MAGIC, MAX_POINTS, MAX_TARGETS, PRECISION_F32,
 };
 
 /// The header's flag bits: those of the loaded model ([`RawModel::flags`]),
@@ -509,10 +509,17 @@ fn checked_record<'s, 'b>(
         eigenvalues: rest.as_ptr(),
         n_preimage: 0,
         n_targets: 0,
+        // Format 4 carries f32 models without a front end only: see
+        // docs/MODEL_FORMAT.md for how the integer sections and the front
+        // end will be carried.
+        precision: PRECISION_F32,
+        front_end: FRONT_END_NONE,
         preimage_scores: core::ptr::null(),
         preimage_coef: core::ptr::null(),
         reg_weights: core::ptr::null(),
         reg_intercept: core::ptr::null(),
+        integer: core::ptr::null(),
+        front: core::ptr::null(),
     });
     Ok((record, heads))
 }

@@ -127,7 +127,7 @@ pub use format::Header;
 pub use heads::{Heads, PreImageParts, RegressionParts};
 pub use kernel::{Kernel, KernelId, ParamSet};
 pub use model::{
-    ModelParts, ModelRef, RawModel, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE, MAX_DIM, MAX_POINTS,
-    MAX_TARGETS,
+    ModelParts, ModelRef, RawModel, FRONT_END_NONE, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE,
+    MAX_DIM, MAX_POINTS, MAX_TARGETS, PRECISION_F32, PRECISION_Q15,
 };
 pub use owned::OwnedModel;

@@ -78,6 +78,22 @@ pub struct ModelParts<'a> {
     pub linear_map: bool,
 }
 
+/// Value of [`RawModel::precision`] for a model that computes in f32 (every
+/// model the loader and the f32 entry points know today).
+pub const PRECISION_F32: u32 = 0;
+/// Value of [`RawModel::precision`] reserved for q15 integer models (int16
+/// points and coefficients with per-section scales, carried by
+/// [`RawModel::integer`]; their own entry points are a later addition). The
+/// f32 entry points refuse such a record with [`Error::PrecisionMismatch`].
+pub const PRECISION_Q15: u32 = 1;
+/// Value of [`RawModel::front_end`] for a model whose inputs are feature
+/// vectors (no front end: [`RawModel::front`] is NULL). Any other value
+/// names a front end (raw sensor samples to features) that this version does
+/// not compute ([`Error::UnknownFrontEnd`]).
+pub const FRONT_END_NONE: u32 = 0;
+// `ModelRef::check_loaded` tests both fields with one OR against 0.
+const _: () = assert!(PRECISION_F32 == 0 && FRONT_END_NONE == 0);
+
 /// Value of [`RawModel::magic`] in a loaded model ("KPCA" read as a
 /// little-endian u32 is a different value, so a blob is never mistaken for one).
 pub const LOADED_MAGIC: u32 = 0x4B50_4341;
@@ -125,6 +141,14 @@ pub struct RawModel {
     pub n_preimage: u32,
     /// Regression targets t (0 = the model has no regression head).
     pub n_targets: u32,
+    /// The arithmetic of the model's sections: [`PRECISION_F32`] (the only
+    /// one the f32 entry points compute in), [`PRECISION_Q15`] reserved.
+    pub precision: u32,
+    /// The front end that turns raw samples into the model's input vectors:
+    /// [`FRONT_END_NONE`] (inputs are feature vectors) is the only one yet.
+    /// With the u32 fields before it, an even count keeps the pointers
+    /// 8-aligned on 64-bit hosts without padding.
+    pub front_end: u32,
     /// Per-feature mean (d), or NULL.
     pub mean: *const f32,
     /// Per-feature 1/std (d), or NULL.
@@ -149,6 +173,14 @@ pub struct RawModel {
     pub reg_weights: *const f32,
     /// Regression head: intercepts, t, or NULL.
     pub reg_intercept: *const f32,
+    /// The integer sections record of an integer model (its int16 sections
+    /// and their scales), or NULL for an f32 model. Reserved: no model has
+    /// one yet.
+    pub integer: *const core::ffi::c_void,
+    /// The front-end section (what turns raw samples into input vectors),
+    /// or NULL when `front_end` is [`FRONT_END_NONE`]. Reserved: no model has
+    /// one yet.
+    pub front: *const core::ffi::c_void,
 }
 
 /// A validated, borrowed kernel PCA model: the one thing projections run on.
@@ -297,7 +329,7 @@ pub(crate) fn check_consistency(
 
 impl RawModel {
     /// Copies this record into `dst` one pointer-sized word at a time: an
-    /// assignment of the whole record (112 bytes on 32-bit targets) is a call
+    /// assignment of the whole record (128 bytes on 32-bit targets) is a call
     /// of `memcpy`, which would link the compiler runtime's (about 700 bytes
     /// of flash on a Cortex-M4F) into every firmware that loads a model.
     #[allow(unsafe_code)]
@@ -315,7 +347,7 @@ impl RawModel {
             crate::codegen::keep_rolled();
             // SAFETY: both records are WORDS aligned words (asserted above)
             // with no padding (the fields are 4-byte numbers, then pointers,
-            // 64 bytes of numbers before them on 64-bit targets), and `dst` is
+            // 72 bytes of numbers before them on 64-bit targets), and `dst` is
             // borrowed exclusively, so i < WORDS reads and writes inside them.
             // Words are copied as `MaybeUninit`, which keeps the pointers'
             // provenance; every field is valid for any bits, so `dst` is a
@@ -414,10 +446,14 @@ impl<'a> ModelRef<'a> {
                 eigenvalues: parts.eigenvalues.as_ptr(),
                 n_preimage: 0,
                 n_targets: 0,
+                precision: PRECISION_F32,
+                front_end: FRONT_END_NONE,
                 preimage_scores: core::ptr::null(),
                 preimage_coef: core::ptr::null(),
                 reg_weights: core::ptr::null(),
                 reg_intercept: core::ptr::null(),
+                integer: core::ptr::null(),
+                front: core::ptr::null(),
             },
             _data: PhantomData,
         }
@@ -436,6 +472,15 @@ impl<'a> ModelRef<'a> {
     fn check_loaded(raw: &RawModel) -> Result<(), Error> {
         if raw.magic != LOADED_MAGIC {
             return Err(Error::ModelNotLoaded);
+        }
+        // One test on the per-call path for both (PRECISION_F32 and
+        // FRONT_END_NONE are 0, asserted below the constants).
+        if raw.precision | raw.front_end != 0 {
+            return Err(if raw.precision != PRECISION_F32 {
+                Error::PrecisionMismatch
+            } else {
+                Error::UnknownFrontEnd
+            });
         }
         let (d, m, k) = (
             to_usize(raw.dim),
@@ -468,8 +513,10 @@ impl<'a> ModelRef<'a> {
     }
 
     /// The view of a record that [`ModelRef::as_raw`] gave (copied as is, for
-    /// example into a C `kpca_model`), after the cheap checks: the marker
-    /// ([`Error::ModelNotLoaded`]), the sizes and the kernel id
+    /// example into a C `kpca_model`, or written out by the C exporter), after
+    /// the cheap checks: the marker ([`Error::ModelNotLoaded`]), the precision
+    /// ([`Error::PrecisionMismatch`]), the front end
+    /// ([`Error::UnknownFrontEnd`]), the sizes and the kernel id
     /// ([`Error::UnknownKernel`]). Nothing else is re-read.
     ///
     /// # Safety
@@ -484,6 +531,25 @@ impl<'a> ModelRef<'a> {
         // field is a zero-sized marker), so the cast keeps layout and
         // alignment; the caller guarantees the invariant of `ModelRef` for 'r.
         Ok(unsafe { &*(raw as *const RawModel).cast::<ModelRef<'r>>() })
+    }
+
+    /// The view of a record built at compile time, with no check and no load
+    /// at start-up: how the exporter's generated Rust model
+    /// (`kpca::export::rust_source`) defines a `static` model over `static`
+    /// arrays.
+    ///
+    /// # Safety
+    /// `raw` must be, field for field, the record ([`ModelRef::as_raw`]) of a
+    /// validated view of a model, its pointers pointing to arrays holding
+    /// exactly that view's sections, which stay valid and unchanged for `'a`
+    /// (for `'static` arrays, always). The exporter guarantees it: it writes
+    /// the record and the arrays from the view of a validated blob.
+    #[allow(unsafe_code)]
+    pub const unsafe fn from_trusted_raw(raw: RawModel) -> ModelRef<'a> {
+        ModelRef {
+            raw,
+            _data: PhantomData,
+        }
     }
 
     /// (d, m, k).

@@ -149,6 +149,8 @@ int main(void) {
                 "-Wmissing-declarations",
                 "-Wredundant-decls",
             ])
+            .arg("-I")
+            .arg(kpca_testkit::repo_root().join("include"))
             .arg(dir.join("main.c"))
             .arg(dir.join("sensor_model.c"))
             .arg("-o")
@@ -183,7 +185,8 @@ int main(void) {
                 "-Wall",
                 "-Wextra",
             ])
-            .args(["-Wpedantic", "-Werror", "-c"])
+            .args(["-Wpedantic", "-Werror", "-c", "-I"])
+            .arg(kpca_testkit::repo_root().join("include"))
             .arg(dir.join("sensor_model.c"))
             .arg("-o")
             .arg(&obj)
@@ -240,12 +243,7 @@ fn main() {
     )
     .expect("write");
     let exe = dir.join("main");
-    let out = Command::new("rustc")
-        .args(["--edition", "2021", "-o"])
-        .arg(&exe)
-        .arg(dir.join("main.rs"))
-        .output()
-        .expect("rustc runs");
+    let out = rustc_with_kpca(&dir.join("main.rs"), &exe);
     assert!(
         out.status.success(),
         "{}",

@@ -77,3 +77,36 @@ pub fn kernel_of(fx: &Value) -> KernelSpec {
 // binary uses some of them).
 #[allow(unused_imports)]
 pub use kpca_testkit::{col_rel_err, max_of, nan_max, rel_err};
+
+/// Runs `rustc` on `main` (edition 2021) with the crate `kpca` (the core's
+/// rlib that this test binary was built with, the newest in its `deps`
+/// directory) available, as a firmware over `kpca` has it: the generated
+/// Rust names `kpca::ModelRef`.
+#[allow(dead_code)]
+pub fn rustc_with_kpca(main: &std::path::Path, exe: &std::path::Path) -> std::process::Output {
+    let deps = std::env::current_exe()
+        .expect("test binary")
+        .parent()
+        .expect("its directory")
+        .to_path_buf();
+    let core = std::fs::read_dir(&deps)
+        .expect("deps directory")
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("libkpca_core-") && name.ends_with(".rlib")
+        })
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .expect("libkpca_core-*.rlib next to the test binary")
+        .path();
+    std::process::Command::new("rustc")
+        .args(["--edition", "2021", "-L"])
+        .arg(format!("dependency={}", deps.display()))
+        .arg("--extern")
+        .arg(format!("kpca={}", core.display()))
+        .arg("-o")
+        .arg(exe)
+        .arg(main)
+        .output()
+        .expect("rustc runs")
+}
