@@ -99,7 +99,10 @@ pub fn heads_len_for(heads: &Heads<'_>, dim: usize, k: usize) -> Option<usize> {
 /// 0 or past its maximum; [`Error::LengthMismatch`] when the sections do not
 /// fill the words exactly; then the checks of [`crate::ModelRef::with_heads`].
 fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error> {
-    let mut heads = Heads::NONE;
+    // Two locals rather than a `Heads` set field by field: zeroing the
+    // whole struct first was a call of a memory-clearing routine the
+    // size-first build then linked (174 B on a Cortex-M4F).
+    let (mut preimage, mut regression) = (None, None);
     let mut last_tag = 0;
     if words.is_empty() {
         return Err(Error::BadSection);
@@ -118,7 +121,7 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
                     coef: take(&mut words, count.saturating_add(1).saturating_mul(d))?,
                 };
                 check_preimage(&p, d, k)?;
-                heads.preimage = Some(p);
+                preimage = Some(p);
             }
             SECTION_REGRESSION if (1..=MAX_TARGETS).contains(&count) => {
                 let r = RegressionParts {
@@ -126,7 +129,7 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
                     intercept: take(&mut words, count)?,
                 };
                 check_regression(&r, k)?;
-                heads.regression = Some(r);
+                regression = Some(r);
             }
             _ => return Err(Error::BadSection),
         }
@@ -134,7 +137,10 @@ fn parse_heads(mut words: &[f32], d: usize, k: usize) -> Result<Heads<'_>, Error
     if !words.is_empty() {
         return Err(Error::LengthMismatch);
     }
-    Ok(heads)
+    Ok(Heads {
+        preimage,
+        regression,
+    })
 }
 
 /// Length in bytes of the CRC-32 that ends every blob.
@@ -405,9 +411,7 @@ impl RawModel {
         slot: &'s mut core::mem::MaybeUninit<RawModel>,
         bytes: &[u8],
     ) -> Result<&'s mut RawModel, Error> {
-        let (raw, heads) = checked_record(bytes, slot)?;
-        crate::heads::attach_heads(raw, &heads)?;
-        Ok(raw)
+        checked_record(bytes, slot)
     }
 }
 
@@ -415,13 +419,13 @@ impl RawModel {
 /// [`ModelRef::from_bytes`] and `kpca_model_from_bytes`): the header
 /// ([`Header::parse`]), the length, the CRC-32, dimensions, kernel, then every
 /// number finite (one pass over the sections, which are contiguous), 1/std >
-/// 0, threshold >= 0 and the stored norms. Returns the record (without its
-/// optional sections), written into `slot` once every check has passed, and
-/// the sections, which the caller attaches.
-fn checked_record<'s, 'b>(
-    bytes: &'b [u8],
+/// 0, threshold >= 0, the stored norms and the optional sections. Returns
+/// the record, its optional sections attached, written into `slot` once
+/// every check has passed.
+fn checked_record<'s>(
+    bytes: &[u8],
     slot: &'s mut core::mem::MaybeUninit<RawModel>,
-) -> Result<(&'s mut RawModel, Heads<'b>), Error> {
+) -> Result<&'s mut RawModel, Error> {
     let (h, body) = checked_envelope(bytes)?;
     let total = to_usize(h.total_len);
     let (d, m, k) = (
@@ -469,10 +473,28 @@ fn checked_record<'s, 'b>(
     let b = take(&mut rest, k)?;
     let c = take(&mut rest, m)?;
     check_consistency(inv_std, h.threshold, points, norms, d)?;
+    // Checked by `parse_heads` (the checks of `crate::heads::attach_heads`),
+    // which refuses an empty table, so FLAG_SECTIONS matches them.
     let heads = if has_sections {
         parse_heads(as_f32s(extra)?, d, k)?
     } else {
         Heads::NONE
+    };
+    let (n_preimage, preimage_scores, preimage_coef) = match heads.preimage {
+        Some(p) => (
+            to_u32((p.coef.len() / d.max(1)).saturating_sub(1)),
+            p.scores.as_ptr(),
+            p.coef.as_ptr(),
+        ),
+        None => (0, core::ptr::null(), core::ptr::null()),
+    };
+    let (n_targets, reg_weights, reg_intercept) = match heads.regression {
+        Some(r) => (
+            to_u32(r.intercept.len()),
+            r.weights.as_ptr(),
+            r.intercept.as_ptr(),
+        ),
+        None => (0, core::ptr::null(), core::ptr::null()),
     };
     let std_ptr = |s: &[f32]| {
         if standardized {
@@ -507,21 +529,21 @@ fn checked_record<'s, 'b>(
         b: b.as_ptr(),
         c: c.as_ptr(),
         eigenvalues: rest.as_ptr(),
-        n_preimage: 0,
-        n_targets: 0,
+        n_preimage,
+        n_targets,
         // Format 4 carries f32 models without a front end only: see
         // docs/MODEL_FORMAT.md for how the integer sections and the front
         // end will be carried.
         precision: PRECISION_F32,
         front_end: FRONT_END_NONE,
-        preimage_scores: core::ptr::null(),
-        preimage_coef: core::ptr::null(),
-        reg_weights: core::ptr::null(),
-        reg_intercept: core::ptr::null(),
+        preimage_scores,
+        preimage_coef,
+        reg_weights,
+        reg_intercept,
         integer: core::ptr::null(),
         front: core::ptr::null(),
     });
-    Ok((record, heads))
+    Ok(record)
 }
 
 impl<'a> ModelRef<'a> {
