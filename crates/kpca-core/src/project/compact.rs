@@ -13,7 +13,8 @@
 //!   takes stack;
 //! - a point is read as exactly its d floats and an A row as exactly its k
 //!   (the passes' reads past a row meet zeros or dropped sums, which add
-//!   nothing: a point's sum never is -0.0, so `+ 0.0` leaves it as it is);
+//!   nothing: a point's sum starts at +0.0 or above, [`Consts::for_call`],
+//!   so it is never -0.0, and adding a product of +-0.0 leaves it as it is);
 //! - the polynomial's blocks, the A rows a pass reads backwards and the
 //!   second group of 8 sums for k > 8 are summed from -0.0 and then added,
 //!   as the passes do.

@@ -212,7 +212,10 @@ impl Consts {
         let (base, norm_scale, post_scale, scale) = match kernel {
             RBF => (0.0, g, 0.0, -2.0 * g),
             LAPLACIAN => (0.0, 0.0, g, 1.0),
-            POLYNOMIAL | SIGMOID => (r.coef0, 0.0, 2.0 * core::f32::consts::LOG2_E, r.gamma),
+            // coef0 + 0.0: a coef0 of -0.0 starts the sum at +0.0, so no
+            // point's sum is -0.0 and the reads past a row (adding +-0.0
+            // products) leave every sum as the size-first loop has it.
+            POLYNOMIAL | SIGMOID => (r.coef0 + 0.0, 0.0, 2.0 * core::f32::consts::LOG2_E, r.gamma),
             _ => (0.0, 0.0, 0.0, 1.0),
         };
         Consts {
