@@ -6,12 +6,17 @@
 #
 # 1. every lib/<target>/libkpca.a exports exactly the kpca_* functions of
 #    include/kpca.h (scripts/check-lib-symbols.sh); the package's version check;
-# 2. host: c-examples/host/kpca_project.c built with CMake through
+# 2. host: c-examples/host/kpca_project.c (the run-time blob route: it reads
+#    model.kpca) built with CMake through
 #    find_package(kpca CONFIG) (CMAKE_PREFIX_PATH and kpca_DIR), through
 #    add_subdirectory(<repository>) (libkpca.a built by cargo), and with
 #    pkg-config; each run on a generated model (`cargo xtask gen-model clib`),
 #    its output compared with the f64 formulas (1e-5 of each column's scale);
-# 3. firmware: c-examples/firmware/kpca_fw.c built with CMake and
+# 3. firmware: c-examples/firmware/kpca_fw.c built twice, kpca_fw (the
+#    generated model of model.c, model_model, through the kernel's entry
+#    points; checked with nm to link no loader) and kpca_fw_blob (the run-time
+#    blob route: model_blob through kpca_model_from_bytes; nm must find the
+#    loader), with CMake and
 #    arm-none-eabi-gcc (cmake/toolchains/arm-none-eabi.cmake) and run on QEMU:
 #    Cortex-M4F hard float (thumbv7em-none-eabihf), softfp and soft
 #    (thumbv7em-none-eabi), Cortex-M3 on mps2-an385 (thumbv7m-none-eabi, and
@@ -30,7 +35,7 @@ release=$1
 . "$(dirname "$0")/common.sh"
 case "$release" in /*) ;; *) release=$CALLER_DIR/$release ;; esac
 [ -f "$release/kpca-release.txt" ] || { echo "clib-test: $release is not a release folder (cargo xtask release)" >&2; exit 1; }
-need_tools clib-test cmake cc pkg-config arm-none-eabi-gcc riscv64-unknown-elf-gcc qemu-system-arm
+need_tools clib-test cmake cc pkg-config arm-none-eabi-gcc arm-none-eabi-nm riscv64-unknown-elf-gcc qemu-system-arm
 out=$TARGET_DIR/clib-test
 rm -rf "$out"
 mkdir -p "$out"
@@ -55,9 +60,16 @@ check_host() {
   scripts/compare-scores.sh "$1.csv" "$gen/expected.csv" 1e-5 | sed 's/^/  /' || fail "$2: results"
   ok "$2"
 }
-# check_fw ELF MACHINE CPU LABEL: runs the firmware on QEMU, compares with f64.
+# check_fw ELF MACHINE CPU LABEL: kpca_fw.elf (generated model) links no
+# loader, kpca_fw_blob.elf (run-time blob) does; runs it on QEMU, compares
+# with f64.
 check_fw() {
-  local status=0
+  local status=0 loader
+  loader=$(arm-none-eabi-nm "$1" | grep -E 'kpca_model_from_bytes|load_into|parse_heads|attach_heads' || true)
+  case "$1" in
+    *_blob.elf) [ -n "$loader" ] || fail "$4: the blob firmware links no loader: the nm check cannot fail" ;;
+    *) [ -z "$loader" ] || fail "$4: the generated-model firmware links the loader: $loader" ;;
+  esac
   timeout 60 qemu-system-arm -machine "$2" -cpu "$3" -nographic \
     -semihosting-config enable=on,target=native -kernel "$1" </dev/null >"$1.txt" 2>&1 || status=$?
   [ "$status" -eq 0 ] || { cat "$1.txt" >&2; fail "$4: QEMU exit status $status"; }
@@ -136,7 +148,8 @@ fw() { # NAME MACHINE CPU EXPECTED_TARGET CMAKE_ARGS...
     "-DARM_CPU=$cpu" "-DKPCA_FW_GENERATED=$gen" "$@" || { tail -20 "$out/$name.log" >&2; fail "$name: configure"; }
   expect_target "$name" "$want"
   build "$name"
-  check_fw "$out/$name/kpca_fw.elf" "$machine" "$cpu" "firmware $name ($want, $machine)"
+  check_fw "$out/$name/kpca_fw.elf" "$machine" "$cpu" "firmware $name ($want, $machine), generated model"
+  check_fw "$out/$name/kpca_fw_blob.elf" "$machine" "$cpu" "firmware $name ($want, $machine), run-time blob"
 }
 fw m4f-hard mps2-an386 cortex-m4 thumbv7em-none-eabihf "-DCMAKE_PREFIX_PATH=$release"
 fw m4-softfp mps2-an386 cortex-m4 thumbv7em-none-eabi -DARM_FLOAT_ABI=softfp "-DCMAKE_PREFIX_PATH=$release"
@@ -152,10 +165,11 @@ grep -q "size/libkpca.a" "$out/m4f-size/CMakeCache.txt" "$out/m4f-size.log" 2>/d
 fw m0-size-subdir mps2-an385 cortex-m3 thumbv6m-none-eabi -DARM_FLOAT_ABI=soft -DKPCA_TARGET=thumbv6m-none-eabi \
   -DKPCA_OPTIMIZE=size "-DKPCA_SOURCE_DIR=$ROOT"
 # The command of c-examples/firmware/README.md (make, the harness's Makefile).
-make -s -C c-examples/firmware kpca_fw EXTRA_PROGRAMS=kpca_fw BUILD="$out/make-fw" \
+make -s -C c-examples/firmware kpca_fw kpca_fw_blob EXTRA_PROGRAMS="kpca_fw kpca_fw_blob" BUILD="$out/make-fw" \
   LIBKPCA="$release/lib/thumbv7em-none-eabihf/libkpca.a" GENERATED="$gen" >"$out/make-fw.log" 2>&1 \
   || { tail -20 "$out/make-fw.log" >&2; fail "make kpca_fw (c-examples/firmware/README.md)"; }
-check_fw "$out/make-fw/kpca_fw.elf" mps2-an386 cortex-m4 "firmware with make (c-examples/firmware/README.md)"
+check_fw "$out/make-fw/kpca_fw.elf" mps2-an386 cortex-m4 "firmware with make (c-examples/firmware/README.md), generated model"
+check_fw "$out/make-fw/kpca_fw_blob.elf" mps2-an386 cortex-m4 "firmware with make, run-time blob"
 
 step "links: firmware/link-check with CMake for every target"
 lc() { # NAME EXPECTED_TARGET TOOLCHAIN CMAKE_ARGS...

@@ -6,9 +6,11 @@
 # Exports MODEL.kpca as C (`kpca export --format c --name model`), turns the CSV
 # (header optional, comma-separated) into a C array, builds
 # c-examples/firmware/kpca_fw.c with arm-none-eabi-gcc (strict flags, Cortex-M4F
-# hard float) against the firmware libkpca.a (scripts/build-firmware-lib.sh),
-# runs it under qemu-system-arm -machine mps2-an386 with semihosting and writes
-# its per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score), and
+# hard float) against the firmware libkpca.a (scripts/build-firmware-lib.sh):
+# the generated-model route (the ready `const kpca_model model_model` through
+# its kernel's entry points), checked with nm to link no loader; runs it
+# under qemu-system-arm -machine mps2-an386 with semihosting and writes its
+# per-vector output to OUT_DIR/firmware_scores.csv (y_1..y_k, score), and
 # for a model with the optional sections OUT_DIR/firmware_predictions.csv
 # (kpca_predict) and OUT_DIR/firmware_reconstructions.csv (kpca_reconstruct).
 # Exit status: the firmware's (0 = every call returned KPCA_OK).
@@ -19,7 +21,7 @@ set -euo pipefail
 model=$(realpath "$1"); vectors=$(realpath "$2"); out=$(mkdir -p "$3" && realpath "$3")
 . "$(dirname "$0")/common.sh"
 root=$ROOT
-need_tools firmware-run arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm
+need_tools firmware-run arm-none-eabi-gcc arm-none-eabi-size arm-none-eabi-nm qemu-system-arm
 gen=$out/firmware-src
 mkdir -p "$gen"
 
@@ -40,7 +42,11 @@ arm-none-eabi-gcc $CFLAGS -I"$fw" -I"$root/include" -I"$gen" \
   "$lib" -lm
 # The same firmware with -fshort-enums must compile too (kpca_status is a fixed-width integer).
 arm-none-eabi-gcc $CFLAGS -fshort-enums -I"$fw" -I"$root/include" -I"$gen" -c -o "$out/kpca_fw_short_enums.o" "$fw/kpca_fw.c"
-arm-none-eabi-size "$elf" | tail -1 | awk '{printf "firmware: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
+# The generated-model route links no loader (the symbols of scripts/generated-model-check.sh).
+loader=$(arm-none-eabi-nm "$elf" | grep -E 'kpca_model_from_bytes|load_into|parse_heads|attach_heads' || true)
+[ -z "$loader" ] || { echo "firmware-run: kpca_fw (generated model) links the loader:" >&2; echo "$loader" >&2; exit 1; }
+arm-none-eabi-size "$elf" | tail -1 |
+  awk '{printf "firmware (generated model, no loader linked): text %d B, data %d B, bss %d B\n", $1, $2, $3}'
 
 status=0
 timeout 120 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic \

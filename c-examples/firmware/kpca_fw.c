@@ -3,8 +3,26 @@
  * an exported kpca model in flash and runs every embedded test vector through
  * libkpca.a.
  *
+ * The generated-model route: the model is the ready `const kpca_model
+ * model_model` of model.c (arrays in flash, validated by the exporter on the
+ * host), passed as &model_model to its kernel's own entry points
+ * (MODEL_PROJECT_AND_SCORE, MODEL_IS_ANOMALY: #defined in model.h to e.g.
+ * kpca_rbf_project_and_score). Nothing is loaded at start-up and no loader is
+ * linked (scripts/firmware-run.sh checks the ELF with nm). kpca_predict and
+ * kpca_reconstruct (print_heads) serve every kernel, so this firmware also
+ * links the every-kernel code; one that only projects and scores links only
+ * its kernel's.
+ *
+ * Built with -DKPCA_FW_BLOB=1 (kpca_fw_blob in the Makefile and CMakeLists.txt
+ * here) it takes the run-time blob route instead, as a firmware does whose
+ * model arrives over the air or from a file system: model_blob is checked in
+ * full and loaded in place by kpca_model_from_bytes, then used through
+ * kpca_project_and_score / kpca_is_anomaly (every kernel). Same output.
+ *
  * Generated inputs (see scripts/firmware-run.sh):
- *   model.h / model.c     `kpca export --format c --name model`: the blob
+ *   model.h / model.c     `kpca export --format c --name model` (or `cargo xtask
+ *                         gen-model clib`): model_model, the MODEL_* macros and
+ *                         model_blob
  *   vectors.h / vectors.c the test vectors, row-major, VECTORS_ROWS x VECTORS_DIM
  *
  * For each vector it prints one line "row y_1 ... y_k score flag" (9 significant
@@ -21,10 +39,25 @@
 #include "semihost.h"
 #include "vectors.h"
 
+#ifndef KPCA_FW_BLOB
+#define KPCA_FW_BLOB 0
+#endif
+#if KPCA_FW_BLOB
+/* The run-time blob route: the entry points that serve every kernel. */
+#define FW_PROJECT_AND_SCORE kpca_project_and_score
+#define FW_IS_ANOMALY kpca_is_anomaly
+#else
+/* The generated-model route: the model's kernel's own entry points. */
+#define FW_PROJECT_AND_SCORE MODEL_PROJECT_AND_SCORE
+#define FW_IS_ANOMALY MODEL_IS_ANOMALY
+#endif
+
 /* kpca_status is a fixed-width integer: the same size with -fshort-enums. */
 typedef char kpca_status_is_32_bits[(sizeof(kpca_status) == 4) ? 1 : -1];
 /* The header's stated struct size for 32-bit targets. */
 typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE_ILP32) ? 1 : -1];
+/* The model's input dimension is the vectors' (model.h's MODEL_DIM). */
+typedef char model_dim_is_vectors_dim[(MODEL_DIM == VECTORS_DIM) ? 1 : -1];
 
 /* One line of `n` floats after a tag and the row number. */
 static void print_row(const char *tag, size_t row, const float *v, size_t n)
@@ -63,22 +96,31 @@ static kpca_status print_heads(const kpca_model *model, size_t row, const float 
 
 int main(void)
 {
-    kpca_model model;
     float y[KPCA_MAX_COMPONENTS];
     size_t dim = 0, k = 0;
     float threshold = 0.0f;
     int anomalies = 0;
-    kpca_status st = kpca_model_from_bytes(&model, model_blob, model_blob_len);
+#if KPCA_FW_BLOB
+    /* The run-time blob route: check the blob in full, once, and load it in
+     * place (the record points into the blob; no copy, no heap). */
+    kpca_model loaded;
+    const kpca_model *model = &loaded;
+    kpca_status st = kpca_model_from_bytes(&loaded, model_blob, model_blob_len);
     if (st != KPCA_OK) {
         semihost_printf("kpca_model_from_bytes: %s (%d)\n", kpca_status_str(st), (int)st);
         return 1;
     }
-    st = kpca_model_dim(&model, &dim);
+    st = kpca_model_dim(model, &dim);
+#else
+    /* The generated model: ready in flash, nothing to load. */
+    const kpca_model *model = &model_model;
+    kpca_status st = kpca_model_dim(model, &dim);
+#endif
     if (st == KPCA_OK) {
-        st = kpca_model_n_components(&model, &k);
+        st = kpca_model_n_components(model, &k);
     }
     if (st == KPCA_OK) {
-        st = kpca_model_threshold(&model, &threshold);
+        st = kpca_model_threshold(model, &threshold);
     }
     if (st != KPCA_OK || dim != VECTORS_DIM) {
         semihost_printf("model dims: %s, d = %u (vectors have %u)\n", kpca_status_str(st),
@@ -91,9 +133,9 @@ int main(void)
         float score = 0.0f;
         uint8_t flag = 0;
         const float *x = vectors + row * VECTORS_DIM;
-        st = kpca_project_and_score(&model, x, VECTORS_DIM, y, KPCA_MAX_COMPONENTS, &score);
+        st = FW_PROJECT_AND_SCORE(model, x, VECTORS_DIM, y, KPCA_MAX_COMPONENTS, &score);
         if (st == KPCA_OK && threshold > 0.0f) {
-            st = kpca_is_anomaly(&model, x, VECTORS_DIM, &flag);
+            st = FW_IS_ANOMALY(model, x, VECTORS_DIM, &flag);
         }
         if (st != KPCA_OK) {
             semihost_printf("row %u: %s (%d)\n", (unsigned)row, kpca_status_str(st), (int)st);
@@ -105,7 +147,7 @@ int main(void)
             semihost_printf(" %.9g", (double)y[l]);
         }
         semihost_printf(" %.9g %u\n", (double)score, (unsigned)flag);
-        if (print_heads(&model, row, x) != KPCA_OK) {
+        if (print_heads(model, row, x) != KPCA_OK) {
             return 1;
         }
     }

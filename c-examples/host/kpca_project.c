@@ -4,6 +4,13 @@
  *
  *   kpca_project model.kpca < vectors.csv
  *
+ * The run-time blob route, on purpose: the model is a file read at run time
+ * (as a blob received over the air or from a file system would be), so it is
+ * checked in full and loaded in place with kpca_model_from_bytes. A firmware
+ * whose model is known at build time uses the generated model instead (`kpca
+ * export --format c`: a ready `const kpca_model NAME_model`, no loader
+ * linked; c-examples/firmware/kpca_fw.c).
+ *
  * CSV: comma- or whitespace-separated numbers, one vector per line; empty lines
  * and lines starting with '#' are skipped, and so is a first line that is not
  * numeric (a header). Output numbers are printed with 9 significant digits,
