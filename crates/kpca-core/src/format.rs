@@ -480,22 +480,8 @@ fn checked_record<'s>(
     } else {
         Heads::NONE
     };
-    let (n_preimage, preimage_scores, preimage_coef) = match heads.preimage {
-        Some(p) => (
-            to_u32((p.coef.len() / d.max(1)).saturating_sub(1)),
-            p.scores.as_ptr(),
-            p.coef.as_ptr(),
-        ),
-        None => (0, core::ptr::null(), core::ptr::null()),
-    };
-    let (n_targets, reg_weights, reg_intercept) = match heads.regression {
-        Some(r) => (
-            to_u32(r.intercept.len()),
-            r.weights.as_ptr(),
-            r.intercept.as_ptr(),
-        ),
-        None => (0, core::ptr::null(), core::ptr::null()),
-    };
+    let (n_preimage, preimage_scores, preimage_coef) = preimage_fields(&heads, d);
+    let (n_targets, reg_weights, reg_intercept) = regression_fields(&heads);
     let std_ptr = |s: &[f32]| {
         if standardized {
             s.as_ptr()
@@ -544,6 +530,32 @@ fn checked_record<'s>(
         front: core::ptr::null(),
     });
     Ok(record)
+}
+
+/// The record's fields of the pre-image section of `heads` (checked by
+/// [`parse_heads`]): (n, scores, coef), or 0 and NULL without one.
+fn preimage_fields(heads: &Heads<'_>, d: usize) -> (u32, *const f32, *const f32) {
+    match heads.preimage {
+        Some(p) => (
+            to_u32((p.coef.len() / d.max(1)).saturating_sub(1)),
+            p.scores.as_ptr(),
+            p.coef.as_ptr(),
+        ),
+        None => (0, core::ptr::null(), core::ptr::null()),
+    }
+}
+
+/// The record's fields of the regression section of `heads` (checked by
+/// [`parse_heads`]): (t, weights, intercept), or 0 and NULL without one.
+fn regression_fields(heads: &Heads<'_>) -> (u32, *const f32, *const f32) {
+    match heads.regression {
+        Some(r) => (
+            to_u32(r.intercept.len()),
+            r.weights.as_ptr(),
+            r.intercept.as_ptr(),
+        ),
+        None => (0, core::ptr::null(), core::ptr::null()),
+    }
 }
 
 impl<'a> ModelRef<'a> {
