@@ -334,6 +334,9 @@ fn evaluate_with<const KERNEL: u32, const COMPACT: bool>(
     } else {
         input_norm(x, standardization)
     };
+    // The checks of `check_norm` and, below, the end of `finish`, written
+    // out here: through those functions this path took 4 more instructions
+    // per call (laplacian m = 128, d = 16, k = 4: 10,004, over its gate).
     if !sq_norm.is_finite() && !all_finite(x) {
         return Err(Error::NonFiniteInput);
     }
