@@ -1,6 +1,7 @@
 """The scikit-learn estimators over the Rust fit (``kpca._kpca``)."""
 
 import os
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,6 +25,34 @@ except ImportError:  # pragma: no cover - older scikit-learn
 _KERNELS = tuple(_kpca.KERNELS)
 _LANDMARK_METHODS = tuple(_kpca.LANDMARK_METHODS)
 _SOLVERS = {"auto": "auto", "dense": "dense", "arpack": "iterative", "randomized": "iterative"}
+
+
+class KpcaHint(UserWarning):
+    """A hint of ``kpca fit`` about a fitted model that is likely useless
+    (column scales far apart without ``standardize=True``, kept variance below
+    5%, kept eigenvalues all within 1% of each other), warned by ``fit``. Not
+    an error: ``warnings.simplefilter("ignore", kpca.KpcaHint)`` silences it."""
+
+
+def _check_device_limits(n_components, d, nystrom, landmarks):
+    """The device model's limits (the command line's checks before the fit):
+    at most ``kpca.MAX_COMPONENTS`` components, ``kpca.MAX_DIM`` features and
+    ``kpca.MAX_POINTS`` landmarks."""
+    if isinstance(n_components, Integral) and n_components > _kpca.MAX_COMPONENTS:
+        raise ValueError(
+            f"n_components={n_components}: the device model holds at most {_kpca.MAX_COMPONENTS} "
+            f"components (kpca.MAX_COMPONENTS); use n_components <= {_kpca.MAX_COMPONENTS}"
+        )
+    if d > _kpca.MAX_DIM:
+        raise ValueError(
+            f"X has {d} features: the device model takes at most {_kpca.MAX_DIM} input features (kpca.MAX_DIM)"
+        )
+    m = len(landmarks) if landmarks is not None else nystrom
+    if m is not None and m > _kpca.MAX_POINTS:
+        what = f"{len(landmarks)} landmarks" if landmarks is not None else f"nystrom={nystrom}"
+        raise ValueError(
+            f"{what}: the device model stores at most {_kpca.MAX_POINTS} landmarks (kpca.MAX_POINTS)"
+        )
 
 
 def _check_kernel(kernel):
@@ -57,6 +86,10 @@ def _dense64(X):
 class _FitMixin:
     """The shared fit of both estimators: validation, then the Rust fit."""
 
+    # Whether fit refuses what the device model cannot hold (the detector's
+    # purpose is the device model; KernelPCA is also a host transformer).
+    _device_limits = False
+
     def _fit_rust(self, X, n_components, false_alarm_rate=0.01, pad=False):
         """Validates ``X`` and runs the Rust fit. With ``pad`` (KernelPCA) or
         ``n_components=None`` the fit keeps only the components with a
@@ -65,6 +98,8 @@ class _FitMixin:
         _check_kernel(self.kernel)
         X = _validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, accept_sparse=True)
         X64 = _dense64(X)
+        if self._device_limits:
+            _check_device_limits(n_components, X64.shape[1], self.nystrom, self.landmarks)
         n = X64.shape[0]
         clip = n_components is None
         if clip:  # scikit-learn's None: every component with a positive eigenvalue
@@ -88,6 +123,9 @@ class _FitMixin:
         self._fit_args["n_components"] = min(int(k), n - 1)
         self._fit_X = X64
         self._fitted = self._rust_fit()
+        if self._fitted is not None:
+            for hint in self._fitted.hints(X64):
+                warnings.warn(hint, KpcaHint, stacklevel=3)
         return X64
 
     def _spec(self, k, false_alarm_rate):
@@ -129,6 +167,8 @@ class _FitMixin:
             raise ValueError(f"with a dask array n_components must be a positive integer, got {n_components!r}")
         spec = self._spec(n_components, false_alarm_rate)
         X = _dask.as_array(X)
+        if self._device_limits:
+            _check_device_limits(n_components, X.shape[1], self.nystrom, self.landmarks)
         self._fitted, self._dask_token, self._dask_parts = _dask.fit(X, spec)
         self._dask_spec = spec
         self.n_features_in_ = X.shape[1]
@@ -294,6 +334,7 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             f = self._fitted
             self._k_pos = self._n_features_out = f.n_components
             self.eigenvalues_ = np.asarray(f.eigenvalues)
+            self.explained_variance_ratio_ = np.asarray(f.explained_variance_ratio)
             self.gamma_ = f.gamma if f.gamma is not None else 1.0 / X.shape[1]
             return self
         if self.kernel == "precomputed" or callable(self.kernel):
@@ -336,19 +377,28 @@ class KernelPCA(_FitMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self
 
     def _set_components(self, f, n):
-        """eigenvalues_, eigenvectors_ and the training scores from the fit `f`
-        (None: no positive eigenvalue), with zero columns up to n_components
-        unless zero eigenvalues are removed."""
+        """eigenvalues_, explained_variance_ratio_ (not for a precomputed or
+        callable kernel: the fit of a kernel matrix does not report the
+        total variance), eigenvectors_ and the training scores from the fit
+        `f` (None: no positive eigenvalue), with zero columns up to
+        n_components unless zero eigenvalues are removed."""
         self._k_pos = 0 if f is None else f.n_components
         keep_zeros = self.n_components is not None and not self.remove_zero_eig
         k_out = min(int(self.n_components), n) if keep_zeros else self._k_pos
         self.eigenvalues_ = np.zeros(k_out)
+        ratio = np.zeros(k_out)
         self._train_scores = np.zeros((n, k_out))
         self.eigenvectors_ = np.zeros((n, k_out))
         if f is not None:
             self.eigenvalues_[: self._k_pos] = f.eigenvalues
             self._train_scores[:, : self._k_pos] = f.train_scores
             self.eigenvectors_[:, : self._k_pos] = np.asarray(f.train_scores) / np.sqrt(f.eigenvalues)
+            if hasattr(f, "explained_variance_ratio"):
+                ratio[: self._k_pos] = f.explained_variance_ratio
+        if not isinstance(f, _kpca.Precomputed):
+            self.explained_variance_ratio_ = ratio
+        elif hasattr(self, "explained_variance_ratio_"):
+            del self.explained_variance_ratio_
         self._n_features_out = k_out
 
     def _after_fit(self):
@@ -414,8 +464,15 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
     (negative for outliers), ``predict`` (+1 inlier, -1 outlier) and
     ``offset_``; and PyOD's ``decision_scores_`` (the training rows' anomaly
     scores), ``threshold_`` and ``labels_`` (1 outlier, 0 inlier).
-    ``contamination``: the share of training rows above the threshold
-    ('auto': 0.01, the command's default false-alarm rate)."""
+    ``contamination``: the share of training rows above the threshold, in
+    (0, 0.5] as PyOD's ('auto': 0.01, the command's default false-alarm
+    rate). Fitted: ``eigenvalues_`` (scikit-learn's KernelPCA's) and
+    ``explained_variance_ratio_`` (each eigenvalue over the sum of the
+    positive ones). ``fit`` refuses what the device model cannot hold
+    (``n_components`` over ``kpca.MAX_COMPONENTS``, more than ``kpca.MAX_DIM``
+    features, ``nystrom`` over ``kpca.MAX_POINTS``)."""
+
+    _device_limits = True
 
     def __init__(
         self,
@@ -449,8 +506,8 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Fits on the (normal) rows of ``X`` and sets the threshold."""
         rate = 0.01 if self.contamination == "auto" else self.contamination
-        if not (isinstance(rate, Real) and 0 < rate < 1):
-            raise ValueError(f"contamination must be 'auto' or in (0, 1), got {self.contamination!r}")
+        if not (isinstance(rate, Real) and 0 < rate <= 0.5):
+            raise ValueError(f"contamination must be 'auto' or in (0, 0.5] (as PyOD's), got {self.contamination!r}")
         self._dask_parts = None
         if _dask.is_dask(X):
             X = self._fit_dask(X, self.n_components, false_alarm_rate=float(rate))
@@ -459,6 +516,14 @@ class KernelPCAAnomalyDetector(_FitMixin, OutlierMixin, BaseEstimator):
         f = self._fitted
         if f is None:
             raise ValueError("no component has a positive eigenvalue: the data has no variance to model")
+        if f.n_components > _kpca.MAX_COMPONENTS:
+            raise ValueError(
+                f"n_components=None kept {f.n_components} components (every positive eigenvalue): the "
+                f"device model holds at most {_kpca.MAX_COMPONENTS} (kpca.MAX_COMPONENTS); use "
+                f"n_components <= {_kpca.MAX_COMPONENTS}"
+            )
+        self.eigenvalues_ = np.asarray(f.eigenvalues)
+        self.explained_variance_ratio_ = np.asarray(f.explained_variance_ratio)
         self.threshold_ = f.threshold
         self.offset_ = -self.threshold_
         if self._dask_parts is not None:

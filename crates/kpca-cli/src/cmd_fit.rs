@@ -10,10 +10,10 @@ use crate::error::{fit_error, CliResult};
 use crate::fit_checks::{self, ColumnStats};
 use crate::fit_heads;
 use crate::fit_steps::{device_failure, fit_failure, fit_params, print_report, read_landmarks};
-use crate::hints::{self, KernelFacts, ModelShape};
+use crate::hints::{self, ModelShape};
 use crate::output::{is_stdout, write_output, Console};
 use crate::table::{read_table, Table};
-use kpca_fit::{Dataset, FittedKpca, KernelId, Method, ModelBlob};
+use kpca_fit::{Dataset, FittedKpca, Method, ModelBlob};
 use std::time::{Duration, Instant};
 
 /// The arguments, defined in [`crate::fit_args`] (here too, for the paths
@@ -56,35 +56,6 @@ fn fit_table(
     with_spinner(msg, || valid.fit(&data)).map_err(|e| fit_failure(e, args, name))
 }
 
-/// What the hints need to know about the kernel as fitted.
-fn kernel_facts(fitted: &FittedKpca, table: &Table<f64>, stats: &ColumnStats) -> KernelFacts {
-    let spec = fitted.kernel();
-    let l1 = match spec.kind {
-        KernelId::Rbf => Some(false),
-        KernelId::Laplacian => Some(true),
-        _ => None,
-    };
-    let median_gamma = l1.and_then(|l1| {
-        let values: Vec<f64> = match fitted.standardization() {
-            Some(_) => table
-                .rows()
-                .flat_map(|r| {
-                    r.iter()
-                        .zip(stats.mean.iter().zip(&stats.std))
-                        .map(|(v, (m, s))| (v - m) / s)
-                })
-                .collect(),
-            None => table.values.clone(),
-        };
-        hints::median_heuristic_gamma(&values, table.n_cols, l1)
-    });
-    KernelFacts {
-        name: spec.kind.name(),
-        gamma: spec.gamma,
-        median_gamma,
-    }
-}
-
 /// The hints about the fitted model, in order: scales, variance or equal
 /// eigenvalues, flash size.
 fn fit_hints(
@@ -94,23 +65,13 @@ fn fit_hints(
     blob: &ModelBlob,
 ) -> Vec<String> {
     let blob_len = blob.len();
-    let standardized = fitted.standardization().is_some();
-    let kernel = kernel_facts(fitted, table, stats);
-    let spread = (!standardized)
-        .then(|| hints::scale_spread(stats).map(|s| s.0))
-        .flatten();
-    let mut out: Vec<String> = Vec::new();
-    out.extend(hints::scales_hint(table, stats, standardized));
-    let equal =
-        hints::equal_eigenvalues_hint(fitted.eigenvalues(), fitted.all_eigenvalues(), &kernel);
-    match equal {
-        Some(h) => out.push(h),
-        None => out.extend(hints::low_variance_hint(
-            fitted.explained_variance_ratio(),
-            &kernel,
-            spread,
-        )),
-    }
+    let mut out = kpca_fit::hints::fit_hints(
+        fitted,
+        &table.values,
+        &stats.std,
+        |c| fit_checks::column_text(table, c),
+        &hints::Spelling::CLI,
+    );
     let (d, m, k) = (
         fitted.n_features(),
         fitted.n_points(),

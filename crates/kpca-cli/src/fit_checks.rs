@@ -256,24 +256,8 @@ impl ColumnStats {
     /// The statistics of `table`'s columns (two passes: the mean, then the
     /// squared deviations from it).
     pub fn of(table: &Table<f64>) -> ColumnStats {
-        let d = table.n_cols;
-        let n = table.n_rows().max(1) as f64;
-        let mut mean = vec![0.0; d];
-        for row in table.rows() {
-            for (m, v) in mean.iter_mut().zip(row) {
-                *m += v / n;
-            }
-        }
-        let mut var = vec![0.0; d];
-        for row in table.rows() {
-            for ((s, v), m) in var.iter_mut().zip(row).zip(&mean) {
-                *s += (v - m) * (v - m) / n;
-            }
-        }
-        ColumnStats {
-            mean,
-            std: var.into_iter().map(f64::sqrt).collect(),
-        }
+        let (mean, std) = kpca_fit::hints::column_stats(&table.values, table.n_cols);
+        ColumnStats { mean, std }
     }
 }
 

@@ -77,6 +77,7 @@ pub mod export;
 mod fitted;
 mod full;
 mod heads;
+pub mod hints;
 mod kernel;
 mod landmarks;
 mod linalg;

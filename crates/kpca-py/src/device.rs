@@ -4,9 +4,7 @@
 use crate::fit::{matrix, value_error};
 use kpca_core::ModelRef;
 use kpca_fit::{export, FittedKpca, ModelBlob};
-use numpy::{
-    AllowTypeChange, PyArray1, PyArray2, PyArrayLike2, PyReadonlyArray2, PyUntypedArrayMethods,
-};
+use numpy::{AllowTypeChange, PyArray1, PyArrayLike1, PyArrayLike2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -22,6 +20,44 @@ pub struct DeviceModel {
     blob: ModelBlob,
 }
 
+/// The rows a method was given: a batch (`n x d`) or one vector (`d`), as
+/// float32 (other dtypes are cast, as numpy's `astype`).
+struct Input {
+    values: Vec<f32>,
+    /// One vector (1-D input): the result drops the row axis.
+    one: bool,
+}
+
+impl Input {
+    /// The rows of `x` for a model of input dimension `d`; a `ValueError`
+    /// saying what shape is wanted for anything else.
+    fn of(x: &Bound<'_, PyAny>, d: usize) -> PyResult<Input> {
+        let wanted = || format!("one vector of shape ({d},) or rows of shape (n, {d})");
+        let (values, cols, one) =
+            if let Ok(a) = x.extract::<PyArrayLike2<'_, f32, AllowTypeChange>>() {
+                (a.as_array().iter().copied().collect(), a.shape()[1], false)
+            } else if let Ok(a) = x.extract::<PyArrayLike1<'_, f32, AllowTypeChange>>() {
+                (a.as_array().to_vec(), a.shape()[0], true)
+            } else {
+                let shape = match x.getattr("shape") {
+                    Ok(s) => format!("shape {}", s.str()?),
+                    Err(_) => format!("a {}", x.get_type().name()?),
+                };
+                return Err(PyValueError::new_err(format!(
+                    "X must be {}: numbers, float32 or cast to it; got {shape}",
+                    wanted()
+                )));
+            };
+        if cols != d {
+            return Err(PyValueError::new_err(format!(
+                "X has {cols} features, but the model's input dimension is d = {d}: give {}",
+                wanted()
+            )));
+        }
+        Ok(Input { values, one })
+    }
+}
+
 impl DeviceModel {
     /// The model view, in O(1): the blob was validated once, when this
     /// object was made, and carries its record.
@@ -29,33 +65,52 @@ impl DeviceModel {
         self.blob.model()
     }
 
-    /// Runs `f` on each row of `x` (as f32) into `width` outputs per row.
+    /// Runs `f` on each row of `x` into `width` outputs per row.
     fn per_row(
         model: &ModelRef<'_>,
-        x: &PyReadonlyArray2<'_, f32>,
+        x: &Input,
         width: usize,
         f: impl Fn(&ModelRef<'_>, &[f32], &mut [f32]) -> Result<(), kpca_core::Error>,
     ) -> PyResult<Vec<f32>> {
-        let d = model.dim();
-        if x.shape()[1] != d {
-            return Err(PyValueError::new_err(format!(
-                "X has {} features, but the model's input dimension is d = {d}",
-                x.shape()[1]
-            )));
-        }
-        // Borrowed when C-contiguous, else copied.
-        let values: std::borrow::Cow<'_, [f32]> = match x.as_slice() {
-            Ok(s) => s.into(),
-            Err(_) => x.as_array().iter().copied().collect::<Vec<f32>>().into(),
-        };
-        let mut out = vec![0.0f32; values.len() / d.max(1) * width];
-        for (row, o) in values
-            .chunks_exact(d.max(1))
+        let d = model.dim().max(1);
+        let mut out = vec![0.0f32; x.values.len() / d * width];
+        for (row, o) in x
+            .values
+            .chunks_exact(d)
             .zip(out.chunks_exact_mut(width.max(1)))
         {
             f(model, row, o).map_err(core_error)?;
         }
         Ok(out)
+    }
+
+    /// `width` outputs per row as rows x width, or as one row (width) for one
+    /// vector.
+    fn rows_out<'py>(
+        py: Python<'py>,
+        out: Vec<f32>,
+        width: usize,
+        one: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if one {
+            Ok(PyArray1::from_vec(py, out).into_any())
+        } else {
+            Ok(matrix(py, out, width)?.into_any())
+        }
+    }
+
+    /// One output per row as an array, or as a numpy scalar for one vector.
+    fn scalars_out<'py, T: numpy::Element>(
+        py: Python<'py>,
+        out: Vec<T>,
+        one: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let a = PyArray1::from_vec(py, out).into_any();
+        if one {
+            a.get_item(0)
+        } else {
+            Ok(a)
+        }
     }
 }
 
@@ -110,71 +165,69 @@ impl DeviceModel {
     fn threshold(&self) -> f32 {
         self.model().threshold()
     }
-    /// The k coordinates of each row (rows x k, float32).
-    fn project<'py>(
-        &self,
-        py: Python<'py>,
-        x: PyArrayLike2<'_, f32, AllowTypeChange>,
-    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    /// The k coordinates of each row (rows x k, float32), or of one
+    /// vector (k).
+    fn project<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let model = self.model();
+        let x = Input::of(x, model.dim())?;
         let k = model.n_components();
         let y = Self::per_row(model, &x, k, |m, row, o| m.project(row, o))?;
-        matrix(py, y, k)
+        Self::rows_out(py, y, k, x.one)
     }
-    /// The anomaly score of each row (float32).
+    /// The anomaly score of each row (float32), or of one vector (a numpy
+    /// float32 scalar).
     fn anomaly_score<'py>(
         &self,
         py: Python<'py>,
-        x: PyArrayLike2<'_, f32, AllowTypeChange>,
-    ) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let x = Input::of(x, self.dim())?;
         let e = Self::per_row(self.model(), &x, 1, |m, row, o| {
             o[0] = m.anomaly_score(row)?;
             Ok(())
         })?;
-        Ok(PyArray1::from_vec(py, e))
+        Self::scalars_out(py, e, x.one)
     }
-    /// Whether each row's score is above the threshold.
+    /// Whether each row's score is above the threshold (bool), or one
+    /// vector's (a numpy bool scalar).
     fn is_anomaly<'py>(
         &self,
         py: Python<'py>,
-        x: PyArrayLike2<'_, f32, AllowTypeChange>,
-    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let x = Input::of(x, self.dim())?;
         let flags = Self::per_row(self.model(), &x, 1, |m, row, o| {
             o[0] = if m.is_anomaly(row)? { 1.0 } else { 0.0 };
             Ok(())
         })?;
-        Ok(PyArray1::from_vec(
-            py,
-            flags.iter().map(|&f| f > 0.5).collect(),
-        ))
+        Self::scalars_out(py, flags.iter().map(|&f| f > 0.5).collect(), x.one)
     }
-    /// The regression head's predictions (rows x t, float32).
-    fn predict<'py>(
-        &self,
-        py: Python<'py>,
-        x: PyArrayLike2<'_, f32, AllowTypeChange>,
-    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+    /// The regression head's predictions (rows x t, float32), or one
+    /// vector's (t).
+    fn predict<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let model = self.model();
         let t = model.n_targets();
         if t == 0 {
             return Err(core_error(kpca_core::Error::NoRegression));
         }
+        let x = Input::of(x, model.dim())?;
         let p = Self::per_row(model, &x, t, |m, row, o| m.predict(row, o))?;
-        matrix(py, p, t)
+        Self::rows_out(py, p, t, x.one)
     }
-    /// The pre-image of each row (rows x d, float32).
+    /// The pre-image of each row (rows x d, float32), or of one vector (d).
     fn reconstruct<'py>(
         &self,
         py: Python<'py>,
-        x: PyArrayLike2<'_, f32, AllowTypeChange>,
-    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let model = self.model();
         let d = model.dim();
         if model.n_preimage_rows() == 0 {
             return Err(core_error(kpca_core::Error::NoPreImage));
         }
+        let x = Input::of(x, d)?;
         let r = Self::per_row(model, &x, d, |m, row, o| m.reconstruct(row, o))?;
-        matrix(py, r, d)
+        Self::rows_out(py, r, d, x.one)
     }
 }
 

@@ -338,6 +338,20 @@ impl Fitted {
             .map_err(value_error)?;
         Ok(PyArray1::from_vec(py, b))
     }
+    /// The hints of `kpca fit` about a likely useless model (column scales
+    /// far apart, little kept variance, nearly equal eigenvalues) for this
+    /// fit of the training rows `x`, named as the Python parameters.
+    fn hints(&self, x: PyReadonlyArray2<'_, f64>) -> Vec<String> {
+        let (values, d) = rows(&x);
+        let (_, std) = kpca_fit::hints::column_stats(&values, d);
+        kpca_fit::hints::fit_hints(
+            &self.inner,
+            &values,
+            &std,
+            |c| format!("feature {c}"),
+            &kpca_fit::hints::Spelling::PYTHON,
+        )
+    }
     /// The device model blob (what `kpca fit` writes).
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let blob = self.inner.to_blob().map_err(value_error)?;

@@ -37,6 +37,11 @@ fn _kpca(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .collect();
     m.add("LANDMARK_METHODS", landmarks)?;
     m.add("MAX_COMPONENTS", kpca_core::MAX_COMPONENTS)?;
+    m.add("MAX_DIM", kpca_core::MAX_DIM)?;
+    m.add("MAX_POINTS", kpca_core::MAX_POINTS)?;
+    m.add("MAX_FULL_POINTS", kpca_fit::MAX_FULL_POINTS)?;
+    // The crate's version; maturin gives the Python package the same one.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_TARGETS", kpca_core::MAX_TARGETS)?;
     m.add("FORMAT_VERSION", kpca_core::format::FORMAT_VERSION)?;
     Ok(())
