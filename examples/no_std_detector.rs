@@ -10,10 +10,9 @@
 //!   viewed without copying:
 //!
 //!   ```text
-//!   use no_std_detector::{Aligned, Detector};
-//!   static MODEL: Aligned<{ include_bytes!("model.kpca").len() }> =
-//!       Aligned(*include_bytes!("model.kpca"));
-//!   let mut detector = Detector::from_blob(&MODEL.0, 3)?; // alarm after 3 anomalous samples
+//!   use no_std_detector::Detector;
+//!   static MODEL: &[u8] = kpca::include_model!("model.kpca"); // 4-byte aligned
+//!   let mut detector = Detector::from_blob(MODEL, 3)?; // alarm after 3 anomalous samples
 //!   ```
 //!
 //! - **in RAM, fixed capacity**: a blob received at run time (radio, serial,

@@ -452,8 +452,10 @@ typedef struct kpca_fit_params {
 #define KPCA_ERR_NON_FINITE_MODEL 15
 
 /**
- * A pointer is not aligned for its type: the blob's address is not aligned
- * to 4 bytes, so its floats cannot be read in place.
+ * The model blob's address is not aligned to 4 bytes, so its floats cannot
+ * be read in place (the blob given to a loader or to a recalibration, or
+ * the buffer a fit writes its blob into). A caller's other arrays have
+ * their own status, `MisalignedBuffer` (38).
  */
 #define KPCA_ERR_MISALIGNED 16
 
@@ -575,6 +577,16 @@ typedef struct kpca_fit_params {
  * this library does not know (`front_end` is not 0).
  */
 #define KPCA_ERR_UNKNOWN_FRONT_END 37
+
+/**
+ * A caller's array or pointer argument other than the model blob (an
+ * input vector or batch, an output, a score, a getter's output, a fit's
+ * workspace, a recalibration's scratch or threshold, the model or
+ * parameter struct) is not aligned for its element type (C ABI only: Rust
+ * references are always aligned). Earlier builds reported these as
+ * `Misaligned` (16), whose text names the blob.
+ */
+#define KPCA_ERR_MISALIGNED_BUFFER 38
 
 #ifdef __cplusplus
 extern "C" {
@@ -794,14 +806,15 @@ kpca_status kpca_fit_sizes(size_t n,
  * that does not load.
  *
  * Statuses (the C arguments are checked first: NULL pointers, d = 0, the
- * kernel, misaligned buffers; then the core's checks in its order):
- * `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_UNKNOWN_KERNEL`,
+ * kernel, misaligned `x`, `workspace`, `params` or `model_len`; then the
+ * core's checks in its order): `KPCA_ERR_NULL_POINTER`,
+ * `KPCA_ERR_MISALIGNED_BUFFER`, `KPCA_ERR_UNKNOWN_KERNEL`,
  * `KPCA_ERR_BAD_KERNEL_PARAMETER`, `KPCA_ERR_ZERO_DIMENSION` (d or k 0),
  * `KPCA_ERR_DIMENSION_TOO_LARGE`, `KPCA_ERR_BAD_FALSE_ALARM_RATE`,
  * `KPCA_ERR_BATCH_LENGTH` (`x_len` not a multiple of d),
  * `KPCA_ERR_TOO_FEW_ROWS` (n < 2), `KPCA_ERR_TOO_MANY_COMPONENTS`,
  * `KPCA_ERR_WORKSPACE_TOO_SMALL`, `KPCA_ERR_BUFFER_TOO_SMALL` (model),
- * `KPCA_ERR_MISALIGNED`, `KPCA_ERR_NON_FINITE_INPUT`,
+ * `KPCA_ERR_MISALIGNED` (model), `KPCA_ERR_NON_FINITE_INPUT`,
  * `KPCA_ERR_CONSTANT_COLUMN`, `KPCA_ERR_NON_FINITE_RESULT`,
  * `KPCA_ERR_NO_CONVERGENCE`.
  *
@@ -830,8 +843,9 @@ kpca_status kpca_fit(const float *x,
  * vector. A `kpca_model` loaded from the blob before keeps the old
  * threshold: load it again. On failure nothing is written.
  *
- * Statuses: the loader's for `blob`, `KPCA_ERR_NULL_POINTER`,
- * `KPCA_ERR_BAD_FALSE_ALARM_RATE`, `KPCA_ERR_BATCH_LENGTH`,
+ * Statuses: the loader's for `blob` (`KPCA_ERR_MISALIGNED` when it is not
+ * 4-byte aligned), `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_MISALIGNED_BUFFER`
+ * (`xs`, `scratch` or `threshold`), `KPCA_ERR_BAD_FALSE_ALARM_RATE`, `KPCA_ERR_BATCH_LENGTH`,
  * `KPCA_ERR_TOO_FEW_ROWS`, `KPCA_ERR_WORKSPACE_TOO_SMALL` (scratch),
  * `KPCA_ERR_NON_FINITE_INPUT`, `KPCA_ERR_NON_FINITE_RESULT`,
  * `KPCA_ERR_THRESHOLD_UNSET` (the quantile is not > 0).

@@ -3,11 +3,11 @@
 # The demo (crates/kpca-cli/examples/demo.rs) on the emulated Cortex-M4F (C firmware + libkpca.a under QEMU
 # mps2-an386) and checks every coordinate and score against the host's.
 #
-#   scripts/firmware-demo.sh [DEMO_DIR]      (default demo-out at the repository root)
+#   scripts/firmware-demo.sh [DEMO_DIR]      (default kpca-demo in the current directory, as scripts/demo.sh)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 root=$ROOT
-dir=${1:-$ROOT/demo-out}
+dir=${1:-$CALLER_DIR/kpca-demo}
 case "$dir" in /*) ;; *) dir=$CALLER_DIR/$dir ;; esac
 # Host and firmware run the same f32 code; 1e-5 of each column's scale.
 REL_TOL=1e-5

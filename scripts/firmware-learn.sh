@@ -6,10 +6,10 @@
 # status 0 when they hold). Its per-window output goes to
 # OUT_DIR/learned_scores.csv (y1..yk, score, flag).
 #
-#   scripts/firmware-learn.sh [DEMO_DIR [OUT_DIR]]   (defaults: demo-out, DEMO_DIR/firmware-learn)
+#   scripts/firmware-learn.sh [DEMO_DIR [OUT_DIR]]   (defaults: kpca-demo in the current directory, DEMO_DIR/firmware-learn)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
-dir=${1:-$ROOT/demo-out}
+dir=${1:-$CALLER_DIR/kpca-demo}
 case "$dir" in /*) ;; *) dir=$CALLER_DIR/$dir ;; esac
 out=${2:-$dir/firmware-learn}
 case "$out" in /*) ;; *) out=$CALLER_DIR/$out ;; esac

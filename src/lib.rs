@@ -48,6 +48,23 @@
 //! # }
 //! ```
 //!
+//! A blob file linked into the firmware goes through [`include_model!`], which
+//! keeps it 4-byte aligned (a plain `include_bytes!` is aligned to 1 and loads
+//! or fails with [`Error::Misaligned`] depending on where the linker puts it):
+//!
+//! ```
+//! static MODEL: &[u8] = kpca::include_model!("../testdata/format-v3/full_rbf_centred.kpca");
+//! # fn main() -> Result<(), kpca::Error> {
+//! let model = kpca::ModelRef::from_bytes(MODEL)?;
+//! # assert_eq!(model.dim(), 8);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Stack per call on the Cortex-M4F: 820 B for `kpca_project` (844 B through
+//! the kernel's own entry point) in the default build, 408 / 416 B with the
+//! feature `size`, for every d = 1..64 ([`kpca_core`]'s "Stack per call").
+//!
 //! The part crates, for those who want one part alone: `kpca-core` (this
 //! crate without `std`), `kpca-capi` (the C ABI, `include/kpca.h`),
 //! `kpca-fit` (the host fit), `kpca-cli` (the `kpca` command).
@@ -56,6 +73,8 @@
 #![deny(missing_docs)]
 
 pub use kpca_core;
+/// Includes a model blob 4-byte aligned: [`kpca_core::include_model!`].
+pub use kpca_core::include_model;
 pub use kpca_core::*;
 
 /// The host fit (feature `std`): full and Nyström kernel PCA in f64, folded

@@ -8,7 +8,7 @@
  * unloaded model structs (and loaded ones with the marker, sizes or kernel
  * id changed), an unset threshold; outputs and the
  * model struct must be untouched on every failure. A table at the end checks
- * that every status code 1..35 was produced by at least one call, except the
+ * that every status code 1..38 was produced by at least one call, except the
  * three that the C tests cannot reach (see NOT_VIA_C_API). The on-device fit
  * (kpca_fit_sizes, kpca_fit, kpca_recalibrate) has its own section.
  *
@@ -19,7 +19,10 @@
  *
  * Misaligned pointers are made by converting a byte address that is 1..3 past
  * a 4-byte boundary to float * (or size_t *): the library must refuse them
- * with KPCA_ERR_MISALIGNED without reading or writing through them.
+ * without reading or writing through them, with KPCA_ERR_MISALIGNED for the
+ * model blob (to load, to recalibrate, or the buffer a fit writes it into) and
+ * KPCA_ERR_MISALIGNED_BUFFER for every other array or pointer (inputs,
+ * outputs, scores, getter outputs, workspace, scratch).
  */
 #include "kpca.h"
 #include "c_test_models.h"
@@ -39,7 +42,7 @@ typedef char kpca_model_size_is_as_stated[(sizeof(kpca_model) == KPCA_MODEL_SIZE
 /* ---------------------------------------------------------------- harness */
 
 static unsigned n_passed, n_failed;
-#define N_CODES 35 /* the status codes 1..N_CODES */
+#define N_CODES 38 /* the status codes 1..N_CODES */
 static unsigned long seen[N_CODES + 1]; /* calls that returned each status */
 static const char *context = "";
 
@@ -752,25 +755,25 @@ static void test_misaligned(void)
         EXPECT_LOAD((const uint8_t *)store + 4 + off, len, KPCA_ERR_MISALIGNED, "misaligned blob");
         /* Float arrays. */
         memcpy(p, m->xs, d * sizeof(float));
-        EXPECT(kpca_project(&model, mx, d, out, k), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_anomaly_score(&model, mx, d, &score), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_project_and_score(&model, mx, d, out, k, &score), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_is_anomaly(&model, mx, d, &flag), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_project_batch(&model, mx, d, out, k), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_anomaly_score_batch(&model, mx, d, out, 1), KPCA_ERR_MISALIGNED);
+        EXPECT(kpca_project(&model, mx, d, out, k), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_anomaly_score(&model, mx, d, &score), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_project_and_score(&model, mx, d, out, k, &score), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_is_anomaly(&model, mx, d, &flag), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_project_batch(&model, mx, d, out, k), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_anomaly_score_batch(&model, mx, d, out, 1), KPCA_ERR_MISALIGNED_BUFFER);
         /* Misaligned even with length 0. */
-        EXPECT(kpca_project(&model, mx, 0, out, k), KPCA_ERR_MISALIGNED);
+        EXPECT(kpca_project(&model, mx, 0, out, k), KPCA_ERR_MISALIGNED_BUFFER);
         memset(buf.bytes, 0x5A, sizeof buf.bytes);
-        EXPECT(kpca_project(&model, m->xs, d, mout, k), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_anomaly_score(&model, m->xs, d, mout), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_project_batch(&model, m->xs, d, mout, k), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_anomaly_score_batch(&model, m->xs, d, mout, 1), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_project_and_score(&model, m->xs, d, mout, k, &score), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_model_dim(&model, msize), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_model_n_components(&model, msize), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_model_n_points(&model, msize), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_model_threshold(&model, mout), KPCA_ERR_MISALIGNED);
-        EXPECT(kpca_model_kernel(&model, mu32), KPCA_ERR_MISALIGNED);
+        EXPECT(kpca_project(&model, m->xs, d, mout, k), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_anomaly_score(&model, m->xs, d, mout), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_project_batch(&model, m->xs, d, mout, k), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_anomaly_score_batch(&model, m->xs, d, mout, 1), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_project_and_score(&model, m->xs, d, mout, k, &score), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_model_dim(&model, msize), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_model_n_components(&model, msize), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_model_n_points(&model, msize), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_model_threshold(&model, mout), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_model_kernel(&model, mu32), KPCA_ERR_MISALIGNED_BUFFER);
         {
             size_t i;
             int clean = 1;
@@ -780,10 +783,10 @@ static void test_misaligned(void)
             CHECK(clean); /* nothing written through a misaligned pointer */
         }
         CHECK(untouched(out, 16) && score == SENTINEL && flag == 7);
-        /* A misaligned score with a valid out: the status is MISALIGNED and,
+        /* A misaligned score with a valid out: the status is MISALIGNED_BUFFER and,
          * as for every failure, out must not be written (fixed in 19c1089). */
         fill(out, 16);
-        EXPECT(kpca_project_and_score(&model, m->xs, d, out, k, mout), KPCA_ERR_MISALIGNED);
+        EXPECT(kpca_project_and_score(&model, m->xs, d, out, k, mout), KPCA_ERR_MISALIGNED_BUFFER);
         CHECK(untouched(out, 16));
     }
     context = "";
@@ -864,6 +867,14 @@ static void test_unloaded_and_tampered(void)
     t = model;
     t.kernel = 0x10002u;
     all_calls(&t, KPCA_ERR_UNKNOWN_KERNEL, d);
+    /* A record of another precision (an integer model) or with a front end
+     * this version does not know: refused by every f32 entry point. */
+    t = model;
+    t.precision = KPCA_PRECISION_Q15;
+    all_calls(&t, KPCA_ERR_PRECISION_MISMATCH, d);
+    t = model;
+    t.front_end = 1;
+    all_calls(&t, KPCA_ERR_UNKNOWN_FRONT_END, d);
 
     /* Threshold unset: is_anomaly refuses, the getter gives 0. */
     context = "threshold unset";
@@ -1088,9 +1099,27 @@ static void test_fit_statuses(void)
     EXPECT(fit_with(fit_x, FIT_N * FIT_D, &bad, &len), KPCA_ERR_TOO_MANY_COMPONENTS);
     EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, ws - 4, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_WORKSPACE_TOO_SMALL);
     EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, mb - 1, &len), KPCA_ERR_BUFFER_TOO_SMALL);
-    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, (uint8_t *)fit_ws + 2, sizeof fit_ws - 4, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED);
+    EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, (uint8_t *)fit_ws + 2, sizeof fit_ws - 4, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED_BUFFER);
+    /* The model buffer is the blob: its own status. */
     EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model + 1, sizeof fit_model - 4, &len), KPCA_ERR_MISALIGNED);
-    EXPECT(kpca_fit((const float *)(const void *)((const uint8_t *)fit_x + 1), FIT_N * FIT_D - 1, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED);
+    EXPECT(kpca_fit((const float *)(const void *)((const uint8_t *)fit_x + 1), FIT_N * FIT_D - 1, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, &len), KPCA_ERR_MISALIGNED_BUFFER);
+    {
+        /* Misaligned size outputs: refused before anything is written. */
+        static union {
+            size_t align;
+            unsigned char bytes[4 * sizeof(size_t)];
+        } sz;
+        size_t *msz = (size_t *)(void *)(sz.bytes + 1), ws_len = 7, model_len = 7, i;
+        int clean = 1;
+        memset(sz.bytes, 0x5A, sizeof sz.bytes);
+        EXPECT(kpca_fit(fit_x, FIT_N * FIT_D, FIT_D, &p, fit_ws, sizeof fit_ws, (uint8_t *)fit_model, sizeof fit_model, msz), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, msz, &model_len), KPCA_ERR_MISALIGNED_BUFFER);
+        EXPECT(kpca_fit_sizes(FIT_N, FIT_D, &p, &ws_len, msz), KPCA_ERR_MISALIGNED_BUFFER);
+        for (i = 0; i < sizeof sz.bytes; i++) {
+            clean &= sz.bytes[i] == 0x5A;
+        }
+        CHECK(clean && ws_len == 7 && model_len == 7);
+    }
     memcpy(x, fit_x, sizeof x);
     x[17] = (float)NAN;
     EXPECT(fit_with(x, FIT_N * FIT_D, &p, &len), KPCA_ERR_NON_FINITE_INPUT);
@@ -1153,6 +1182,15 @@ static void test_recalibrate(void)
     /* A valid blob at an odd address. */
     memcpy((uint8_t *)odd + 1, fit_model, len);
     EXPECT(kpca_recalibrate((uint8_t *)odd + 1, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_MISALIGNED);
+    CHECK(t == -1.0f && memcmp(copy, fit_model, len) == 0);
+    /* Misaligned vectors, scratch or threshold: the caller's arrays, refused
+     * before the blob is touched (a misaligned threshold was found only after
+     * the blob had been rewritten; the rate is not the blob's, so a rewrite
+     * would show). */
+    memcpy((uint8_t *)odd + 1, fit_x, sizeof fit_x);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, (const float *)(const void *)((const uint8_t *)odd + 1), FIT_N * FIT_D, 0.25f, sc, FIT_N, &t), KPCA_ERR_MISALIGNED_BUFFER);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.25f, (float *)(void *)((uint8_t *)odd + 1), FIT_N, &t), KPCA_ERR_MISALIGNED_BUFFER);
+    EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.25f, sc, FIT_N, (float *)(void *)((uint8_t *)odd + 1)), KPCA_ERR_MISALIGNED_BUFFER);
     CHECK(t == -1.0f && memcmp(copy, fit_model, len) == 0);
     ((uint8_t *)fit_model)[100] ^= 1;
     EXPECT(kpca_recalibrate((uint8_t *)fit_model, len, fit_x, FIT_N * FIT_D, 0.02f, sc, FIT_N, &t), KPCA_ERR_CRC_MISMATCH);
@@ -1242,6 +1280,9 @@ static void test_every_status_produced(void)
         { KPCA_ERR_CONSTANT_COLUMN, "KPCA_ERR_CONSTANT_COLUMN" },
         { KPCA_ERR_NO_CONVERGENCE, "KPCA_ERR_NO_CONVERGENCE" },
         { KPCA_ERR_BAD_FALSE_ALARM_RATE, "KPCA_ERR_BAD_FALSE_ALARM_RATE" },
+        { KPCA_ERR_PRECISION_MISMATCH, "KPCA_ERR_PRECISION_MISMATCH" },
+        { KPCA_ERR_UNKNOWN_FRONT_END, "KPCA_ERR_UNKNOWN_FRONT_END" },
+        { KPCA_ERR_MISALIGNED_BUFFER, "KPCA_ERR_MISALIGNED_BUFFER" },
     };
     size_t i, j;
     context = "every status";

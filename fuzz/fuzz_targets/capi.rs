@@ -99,7 +99,7 @@ impl Arg {
     fn bad(&self, len: usize) -> Option<kpca_status> {
         match self.kind {
             Kind::Null if len > 0 => Some(KPCA_ERR_NULL_POINTER),
-            Kind::Misaligned => Some(KPCA_ERR_MISALIGNED),
+            Kind::Misaligned => Some(KPCA_ERR_MISALIGNED_BUFFER),
             _ => None,
         }
     }
@@ -177,7 +177,7 @@ unsafe fn load(v: &mut Values<'_>, blob: &[u8]) -> Option<(kpca_model, Aligned, 
     let bad_model = match model_kind {
         Kind::Null => Some(KPCA_ERR_NULL_POINTER),
         // A kpca_model needs 8-byte alignment on 64-bit hosts (pointers).
-        Kind::Misaligned => Some(KPCA_ERR_MISALIGNED),
+        Kind::Misaligned => Some(KPCA_ERR_MISALIGNED_BUFFER),
         Kind::Valid => None,
     };
     judge(

@@ -20,7 +20,10 @@ window counts, fit timings, protocol constants) and
 scripts/peers/demo_reference_scores.csv (the per-window reference scores of (a)).
 
 Usage:  pip install -r scripts/peers/requirements.txt
-        python scripts/peers/demo_peers.py
+        python scripts/peers/demo_peers.py [--output-dir DIR]
+
+With --output-dir the two files go into DIR instead (scripts/demo.sh computes
+the peers that way when they are installed, leaving the committed files alone).
 """
 import os
 
@@ -178,7 +181,19 @@ def per_class_auc(labels, scores):
     return out
 
 
+def output_paths(argv):
+    """(json path, scores path): scripts/peers/, or DIR of --output-dir DIR."""
+    if len(argv) == 2 and argv[0] == "--output-dir":
+        out = Path(argv[1]).resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        return out / OUT_JSON.name, out / OUT_SCORES.name
+    if argv:
+        sys.exit("usage: demo_peers.py [--output-dir DIR]")
+    return OUT_JSON, OUT_SCORES
+
+
 def main():
+    out_json, out_scores = output_paths(sys.argv[1:])
     cases = load_cases(DATA)
     Xtr_all, meta_tr = build_windows(cases["train"])
     Xte, meta_te = build_windows(cases["test"])
@@ -345,9 +360,9 @@ def main():
             "pyod": pyod.__version__,
         },
     }
-    OUT_JSON.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    out_json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
 
-    with open(OUT_SCORES, "w", newline="\n", encoding="utf-8") as f:
+    with open(out_scores, "w", newline="\n", encoding="utf-8") as f:
         f.write("split,case,label,start,is_anomaly,score\n")
         for (case, label, start), s in zip(meta_fit, s_tr):
             f.write(f"train,{case},{label},{start},0,{s:.12e}\n")
@@ -380,7 +395,7 @@ def main():
           f"{int(at_ceiling[y == 0].sum())} normal, {int(at_ceiling[y == 1].sum())} anomalous; "
           f"AUC with scores rounded to 1e-6: {auc_rounded:.6f}")
     print(f"max |score diff| vs (a): sklearn feature-space {diff_skl:.2e}, pyod {diff_pyod:.2e}")
-    print(f"wrote {OUT_JSON.relative_to(REPO)} and {OUT_SCORES.relative_to(REPO)}")
+    print(f"wrote {out_json} and {out_scores}")
     return 0
 
 

@@ -6,7 +6,7 @@ use core::ffi::c_void;
 use kpca_core::learn::{self, FitParams};
 use kpca_core::{Error, Kernel, KernelId};
 
-use super::{guard, kpca_status, ref_in, slice_in, slice_out, write_out};
+use super::{check_out, guard, kpca_status, ref_in, slice_in, slice_out, write_out};
 
 /// What `kpca_fit` fits.
 #[repr(C)]
@@ -70,15 +70,15 @@ pub unsafe extern "C" fn kpca_fit_sizes(
     guard(|| {
         // SAFETY: caller contract on `params`.
         let p = params_of(unsafe { ref_in(params) }?, d)?;
-        if workspace_bytes.is_null() || model_bytes.is_null() {
-            return Err(Error::NullPointer);
-        }
+        // SAFETY: caller contract on the outputs: NULL and misalignment are
+        // refused here, before either is written.
+        unsafe { check_out(workspace_bytes).and(check_out(model_bytes)) }?;
         let sizes = learn::fit_sizes(n, d, &p)?;
         let ws = sizes
             .workspace_floats
             .checked_mul(4)
             .ok_or(Error::DimensionTooLarge)?;
-        // SAFETY: caller contract on the outputs (non-NULL checked).
+        // SAFETY: caller contract on the outputs (checked above).
         unsafe {
             write_out(workspace_bytes, ws)?;
             write_out(model_bytes, sizes.model_bytes)
@@ -96,14 +96,15 @@ pub unsafe extern "C" fn kpca_fit_sizes(
 /// that does not load.
 ///
 /// Statuses (the C arguments are checked first: NULL pointers, d = 0, the
-/// kernel, misaligned buffers; then the core's checks in its order):
-/// `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_UNKNOWN_KERNEL`,
+/// kernel, misaligned `x`, `workspace`, `params` or `model_len`; then the
+/// core's checks in its order): `KPCA_ERR_NULL_POINTER`,
+/// `KPCA_ERR_MISALIGNED_BUFFER`, `KPCA_ERR_UNKNOWN_KERNEL`,
 /// `KPCA_ERR_BAD_KERNEL_PARAMETER`, `KPCA_ERR_ZERO_DIMENSION` (d or k 0),
 /// `KPCA_ERR_DIMENSION_TOO_LARGE`, `KPCA_ERR_BAD_FALSE_ALARM_RATE`,
 /// `KPCA_ERR_BATCH_LENGTH` (`x_len` not a multiple of d),
 /// `KPCA_ERR_TOO_FEW_ROWS` (n < 2), `KPCA_ERR_TOO_MANY_COMPONENTS`,
 /// `KPCA_ERR_WORKSPACE_TOO_SMALL`, `KPCA_ERR_BUFFER_TOO_SMALL` (model),
-/// `KPCA_ERR_MISALIGNED`, `KPCA_ERR_NON_FINITE_INPUT`,
+/// `KPCA_ERR_MISALIGNED` (model), `KPCA_ERR_NON_FINITE_INPUT`,
 /// `KPCA_ERR_CONSTANT_COLUMN`, `KPCA_ERR_NON_FINITE_RESULT`,
 /// `KPCA_ERR_NO_CONVERGENCE`.
 ///
@@ -128,9 +129,8 @@ pub unsafe extern "C" fn kpca_fit(
     guard(|| {
         // SAFETY: caller contract on `params`.
         let p = params_of(unsafe { ref_in(params) }?, d)?;
-        if model_len.is_null() {
-            return Err(Error::NullPointer);
-        }
+        // SAFETY: caller contract on `model_len` (NULL refused here).
+        unsafe { check_out(model_len) }?;
         // SAFETY: caller contract on `x`.
         let x = unsafe { slice_in(x, x_len) }?;
         // SAFETY: caller contract on `workspace` (alignment checked there).
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn kpca_fit(
         // SAFETY: caller contract on `model`.
         let out = unsafe { slice_out(model, model_capacity) }?;
         let report = learn::fit(x, d, &p, ws, out)?;
-        // SAFETY: caller contract on `model_len` (non-NULL checked).
+        // SAFETY: caller contract on `model_len` (checked above).
         unsafe { write_out(model_len, report.model_len) }
     })
 }
@@ -151,8 +151,9 @@ pub unsafe extern "C" fn kpca_fit(
 /// vector. A `kpca_model` loaded from the blob before keeps the old
 /// threshold: load it again. On failure nothing is written.
 ///
-/// Statuses: the loader's for `blob`, `KPCA_ERR_NULL_POINTER`,
-/// `KPCA_ERR_BAD_FALSE_ALARM_RATE`, `KPCA_ERR_BATCH_LENGTH`,
+/// Statuses: the loader's for `blob` (`KPCA_ERR_MISALIGNED` when it is not
+/// 4-byte aligned), `KPCA_ERR_NULL_POINTER`, `KPCA_ERR_MISALIGNED_BUFFER`
+/// (`xs`, `scratch` or `threshold`), `KPCA_ERR_BAD_FALSE_ALARM_RATE`, `KPCA_ERR_BATCH_LENGTH`,
 /// `KPCA_ERR_TOO_FEW_ROWS`, `KPCA_ERR_WORKSPACE_TOO_SMALL` (scratch),
 /// `KPCA_ERR_NON_FINITE_INPUT`, `KPCA_ERR_NON_FINITE_RESULT`,
 /// `KPCA_ERR_THRESHOLD_UNSET` (the quantile is not > 0).
@@ -175,9 +176,9 @@ pub unsafe extern "C" fn kpca_recalibrate(
     threshold: *mut f32,
 ) -> kpca_status {
     guard(|| {
-        if threshold.is_null() {
-            return Err(Error::NullPointer);
-        }
+        // SAFETY: caller contract on `threshold` (NULL refused here). Checked
+        // before the blob is touched: nothing is written on failure.
+        unsafe { check_out(threshold) }?;
         // SAFETY: caller contract on `blob`.
         let blob = unsafe { slice_out(blob, blob_len) }?;
         // SAFETY: caller contract on `xs`.
@@ -185,7 +186,7 @@ pub unsafe extern "C" fn kpca_recalibrate(
         // SAFETY: caller contract on `scratch`.
         let scratch = unsafe { slice_out(scratch, scratch_len) }?;
         let t = learn::recalibrate(blob, xs, false_alarm_rate, scratch)?;
-        // SAFETY: caller contract on `threshold` (non-NULL checked).
+        // SAFETY: caller contract on `threshold` (checked above).
         unsafe { write_out(threshold, t) }
     })
 }

@@ -242,7 +242,7 @@ unsafe fn slice_in<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], Error> {
         };
     }
     if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
-        return Err(Error::Misaligned);
+        return Err(Error::MisalignedBuffer);
     }
     if len > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
         return Err(Error::InputLength);
@@ -266,7 +266,7 @@ unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], Error
         };
     }
     if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
-        return Err(Error::Misaligned);
+        return Err(Error::MisalignedBuffer);
     }
     if len > isize::MAX as usize / core::mem::size_of::<T>().max(1) {
         return Err(Error::OutputLength);
@@ -281,10 +281,21 @@ unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], Error
 /// When non-NULL, `ptr` must point to a valid, initialised `T` for `'a`.
 unsafe fn ref_in<'a, T>(ptr: *const T) -> Result<&'a T, Error> {
     if ptr.align_offset(core::mem::align_of::<T>()) != 0 {
-        return Err(Error::Misaligned);
+        return Err(Error::MisalignedBuffer);
     }
     // SAFETY: aligned (checked) and valid when non-NULL (caller); NULL gives None.
     unsafe { ptr.as_ref() }.ok_or(Error::NullPointer)
+}
+
+/// Checks that a pointer to one output value is non-NULL and aligned, without
+/// writing through it: for outputs written after other work that must not
+/// happen when the output pointer is bad.
+///
+/// # Safety
+/// When non-NULL, `ptr` must be valid for a write of `T`.
+unsafe fn check_out<T>(ptr: *mut T) -> Result<(), Error> {
+    // SAFETY: forwarded to the caller's contract; the slice is dropped at once.
+    unsafe { slice_out(ptr, 1) }.map(|_| ())
 }
 
 /// Writes `value` through a C pointer that was checked non-NULL and aligned.

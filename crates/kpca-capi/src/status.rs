@@ -38,8 +38,10 @@ pub const KPCA_ERR_UNKNOWN_KERNEL: kpca_status = 13;
 pub const KPCA_ERR_BAD_KERNEL_PARAMETER: kpca_status = 14;
 /// A number stored in the model is NaN or infinite.
 pub const KPCA_ERR_NON_FINITE_MODEL: kpca_status = 15;
-/// A pointer is not aligned for its type: the blob's address is not aligned
-/// to 4 bytes, so its floats cannot be read in place.
+/// The model blob's address is not aligned to 4 bytes, so its floats cannot
+/// be read in place (the blob given to a loader or to a recalibration, or
+/// the buffer a fit writes its blob into). A caller's other arrays have
+/// their own status, `MisalignedBuffer` (38).
 pub const KPCA_ERR_MISALIGNED: kpca_status = 16;
 /// A header field has a value this version does not define (flags, reserved words, header length).
 pub const KPCA_ERR_BAD_HEADER: kpca_status = 17;
@@ -97,3 +99,10 @@ pub const KPCA_ERR_PRECISION_MISMATCH: kpca_status = 36;
 /// The model's record names a front end (raw samples to features) that
 /// this library does not know (`front_end` is not 0).
 pub const KPCA_ERR_UNKNOWN_FRONT_END: kpca_status = 37;
+/// A caller's array or pointer argument other than the model blob (an
+/// input vector or batch, an output, a score, a getter's output, a fit's
+/// workspace, a recalibration's scratch or threshold, the model or
+/// parameter struct) is not aligned for its element type (C ABI only: Rust
+/// references are always aligned). Earlier builds reported these as
+/// `Misaligned` (16), whose text names the blob.
+pub const KPCA_ERR_MISALIGNED_BUFFER: kpca_status = 38;

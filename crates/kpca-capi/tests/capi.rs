@@ -182,7 +182,7 @@ fn every_bad_argument_has_its_status_and_writes_nothing() {
         let mis = raw.as_ptr().add(off).cast::<f32>();
         assert_eq!(
             kpca_project(&model, mis, 3, out.as_mut_ptr(), 2),
-            KPCA_ERR_MISALIGNED
+            KPCA_ERR_MISALIGNED_BUFFER
         );
         let bytes = words.as_ptr().cast::<u8>();
         let mut m3 = blank;

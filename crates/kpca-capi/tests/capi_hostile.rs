@@ -3,7 +3,8 @@
 //! struct untouched, outputs untouched for every failing call, the anomaly flag
 //! exactly 0 or 1, a copied model struct, concurrent use of one model, and a
 //! misaligned score with a valid out (a bug these tests found, fixed in
-//! 19c1089). Case counts are reduced under Miri.
+//! 19c1089), and every misaligned caller array with its own status (not the
+//! blob's), nothing written. Case counts are reduced under Miri.
 
 use kpca_testkit as common;
 
@@ -389,7 +390,98 @@ fn project_and_score_with_a_misaligned_score_writes_nothing() {
     let score = raw.as_mut_ptr().cast::<u8>().wrapping_add(1).cast::<f32>();
     // SAFETY: valid pointers; `score` is misaligned on purpose (refused, never written).
     let st = unsafe { kpca_project_and_score(&model, x.as_ptr(), 3, out.as_mut_ptr(), 2, score) };
-    assert_eq!(st, KPCA_ERR_MISALIGNED);
+    assert_eq!(st, KPCA_ERR_MISALIGNED_BUFFER);
     assert_eq!(out, [SENTINEL; 2], "out written on failure");
     assert_eq!(raw, [0; 4]);
+}
+
+/// A caller's array 1..3 bytes past a 4-byte boundary, for `n` floats (or
+/// `n` of any 4-byte type): `store` keeps it alive.
+fn misaligned(store: &mut Vec<u32>, n: usize, shift: usize) -> *mut u8 {
+    *store = vec![0; n + 2];
+    store.as_mut_ptr().cast::<u8>().wrapping_add(1 + shift % 3)
+}
+
+/// A misaligned input, output, score, getter output, batch array, scratch or
+/// threshold is reported as a misaligned caller buffer (its own status, whose
+/// text names those arrays), not as the blob's misalignment; the blob keeps
+/// `KPCA_ERR_MISALIGNED`. Nothing is written on any of these failures (the
+/// recalibration's blob included: a misaligned threshold used to be found only
+/// after the blob had been rewritten).
+#[test]
+fn each_misaligned_caller_buffer_has_its_own_status() {
+    let want = KPCA_ERR_MISALIGNED_BUFFER;
+    let tm = TestModel::random(Kernel::Rbf { gamma: 0.5 }, 3, 5, 2, false, 23);
+    let mut w = words(&tm);
+    let model = loaded(&w);
+    let x = [0.1f32, 0.2, 0.3];
+    let mut out = [SENTINEL; 6];
+    let mut score = SENTINEL;
+    let mut flag = 7u8;
+    for shift in 0..3 {
+        let mut store = Vec::new();
+        let mis = misaligned(&mut store, 6, shift);
+        let (mx, mf) = (mis.cast_const().cast::<f32>(), mis.cast::<f32>());
+        let o = out.as_mut_ptr();
+        // SAFETY: valid pointers or misaligned ones (refused, never dereferenced).
+        let statuses = unsafe {
+            [
+                kpca_project(&model, mx, 3, o, 2),
+                kpca_project(&model, mx, 0, o, 2),
+                kpca_project(&model, x.as_ptr(), 3, mf, 2),
+                kpca_anomaly_score(&model, mx, 3, &mut score),
+                kpca_anomaly_score(&model, x.as_ptr(), 3, mf),
+                kpca_project_and_score(&model, mx, 3, o, 2, &mut score),
+                kpca_project_and_score(&model, x.as_ptr(), 3, mf, 2, &mut score),
+                kpca_project_and_score(&model, x.as_ptr(), 3, o, 2, mf),
+                kpca_is_anomaly(&model, mx, 3, &mut flag),
+                kpca_project_batch(&model, mx, 3, o, 2),
+                kpca_project_batch(&model, x.as_ptr(), 3, mf, 2),
+                kpca_anomaly_score_batch(&model, mx, 3, o, 1),
+                kpca_anomaly_score_batch(&model, x.as_ptr(), 3, mf, 1),
+                kpca_rbf_project(&model, mx, 3, o, 2),
+                kpca_model_threshold(&model, mf),
+                kpca_model_kernel(&model, mis.cast::<u32>()),
+            ]
+        };
+        for (i, st) in statuses.into_iter().enumerate() {
+            assert_eq!(st, want, "call {i}, shift {shift}");
+        }
+        assert_eq!(out, [SENTINEL; 6]);
+        assert_eq!((score, flag), (SENTINEL, 7));
+        assert!(
+            store.iter().all(|&v| v == 0),
+            "written through a misaligned pointer"
+        );
+        // The recalibration: misaligned vectors, scratch and threshold.
+        let before = w.clone();
+        let xs = [0.1f32, 0.2, 0.3, 0.4, 0.5, 0.6];
+        let (mut scratch, mut t) = ([0f32; 2], SENTINEL);
+        let blob = w.as_mut_ptr().cast::<u8>();
+        let len = w.len() * 4;
+        // SAFETY: as above; the blob is `w`, valid for `len` bytes.
+        let statuses = unsafe {
+            [
+                kpca_recalibrate(blob, len, mx, 6, 0.5, scratch.as_mut_ptr(), 2, &mut t),
+                kpca_recalibrate(blob, len, xs.as_ptr(), 6, 0.5, mf, 2, &mut t),
+                kpca_recalibrate(blob, len, xs.as_ptr(), 6, 0.5, scratch.as_mut_ptr(), 2, mf),
+            ]
+        };
+        assert_eq!(statuses, [want; 3], "shift {shift}");
+        assert_eq!(w, before, "blob rewritten on failure");
+        assert_eq!(t, SENTINEL);
+    }
+    // The blob itself keeps its status.
+    let mut store = Vec::new();
+    let mis = misaligned(&mut store, w.len(), 0);
+    // SAFETY: `mis` is valid for the blob's bytes (w.len() + 1 words after it).
+    unsafe { std::ptr::copy_nonoverlapping(w.as_ptr().cast::<u8>(), mis, w.len() * 4) };
+    assert_eq!(try_load(mis, w.len() * 4).0, KPCA_ERR_MISALIGNED);
+    // SAFETY: static NUL-terminated string.
+    let text = unsafe { std::ffi::CStr::from_ptr(kpca_status_str(want)) }.to_str();
+    let text = text.unwrap();
+    for word in ["input", "output", "score"] {
+        assert!(text.contains(word), "{text:?} should name the {word}");
+    }
+    assert!(!text.contains("blob"), "{text:?}");
 }

@@ -1,7 +1,8 @@
 //! The figures the C pages state about the header are the header's own:
 //! `sizeof(kpca_model)` on 32- and 64-bit targets (`KPCA_MODEL_SIZE_ILP32`,
 //! `KPCA_MODEL_SIZE_LP64`) and how many `kpca_*` functions it declares (the
-//! set the libraries export, checked by scripts/check-lib-symbols.sh).
+//! set the libraries export, checked by scripts/check-lib-symbols.sh), and the
+//! range of status codes TESTING.md and the C status test cover.
 
 use kpca_testkit::repo_root;
 
@@ -64,6 +65,29 @@ fn the_c_pages_state_the_headers_model_size_and_function_count() {
         assert!(
             library.contains(&want),
             "docs/C-LIBRARY.md should say {want}"
+        );
+    }
+}
+
+/// TESTING.md's "every status 1–N produced" and the C status test's table
+/// (`N_CODES`, its last row) name the last status code: a new code must reach
+/// both (the table was left at 35 when codes 36 and 37 were added).
+#[test]
+fn the_status_range_of_testing_md_and_the_c_test_is_every_code() {
+    let last = kpca_core::Error::ALL.len();
+    let last_name = kpca_core::Error::ALL[last - 1].c_name();
+    let testing = text("TESTING.md");
+    let want = format!("every status 1–{last} produced by at least one call");
+    assert!(testing.contains(&want), "TESTING.md should say {want}");
+    let c = text("c-examples/tests/status_tests.c");
+    for want in [
+        format!("#define N_CODES {last} "),
+        format!("every status code 1..{last} was produced"),
+        format!("{{ {last_name}, \"{last_name}\" }}, }};"),
+    ] {
+        assert!(
+            c.contains(&want),
+            "c-examples/tests/status_tests.c should have {want}"
         );
     }
 }

@@ -35,17 +35,21 @@ use std::process::ExitCode;
     normal/anomalous, and the scree plot), test_vectors.csv (the 360 test feature vectors), \
     expected_scores.csv (their f32 coordinates and anomaly scores), test_labels.csv \
     (0 normal, 1 anomalous).\n\n\
-    Example:\n  cargo run --release -p kpca-cli --example demo -- --output-dir demo-out"
+    Example:\n  cargo run --release -p kpca-cli --example demo -- --output-dir kpca-demo"
 )]
 struct Args {
     /// Directory for the outputs (created if missing).
-    #[arg(long, value_name = "DIR", default_value = "demo-out")]
+    #[arg(long, value_name = "DIR", default_value = "kpca-demo")]
     output_dir: PathBuf,
+    /// The caller runs the firmware step next (scripts/demo.sh does): say so
+    /// instead of printing the command to run.
+    #[arg(long)]
+    firmware_follows: bool,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match demo::run(&args.output_dir) {
+    match demo::run(&args.output_dir, args.firmware_follows) {
         Ok(report) => {
             print!("{report}");
             ExitCode::SUCCESS

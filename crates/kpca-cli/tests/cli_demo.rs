@@ -79,7 +79,7 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
     let out_dir = tempfile::tempdir().expect("temp dir");
     let out = out_dir.path();
     let started = Instant::now();
-    let stdout = match demo::run(out) {
+    let stdout = match demo::run(out, false) {
         Ok(report) => report,
         Err(e) => panic!("the demo failed: {e}"),
     };
@@ -93,16 +93,19 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
         "false-alarm rate: 10/90 = 0.1111",
         "detection rate:   266/270 = 0.9852",
         "Badminton 0.9996, Running 1.0000, Standing 0.9407",
-        "peers (scripts/peers/demo_peers.json): a_ours_feature_space_error 0.980123, \
+        "peers, as recorded in scripts/peers/demo_peers.json (scripts/peers/demo_peers.py \
+         with scikit-learn 1.9.1, pyod 3.6.7; not computed by this run): \
+         a_ours_feature_space_error 0.980123, \
          b_sklearn_feature_space_error 0.980123, b_sklearn_input_space_error 0.980041, \
          c_pyod_kpca_decision_function 0.980123,",
-        "scripts/firmware-demo.sh",
     ] {
         assert!(
             stdout.contains(needle),
             "{needle:?} not in demo output:\n{stdout}"
         );
     }
+
+    next_step_is_an_absolute_command(&stdout, out);
 
     // The model: valid, with the protocol's threshold (f32 of 1.005644080313).
     let model = out.join("demo_model.kpca");
@@ -191,4 +194,33 @@ fn demo_follows_the_protocol_and_writes_firmware_files() {
     // The AUC printed is the AUC of these scores.
     let auc = auc_pairs(&device, &anomalous);
     assert!(stdout.contains(&format!("ROC AUC:          {auc:.6}")));
+}
+
+/// The report names its directory and the firmware step with absolute paths
+/// (the step used to be printed as `scripts/firmware-demo.sh`, relative to the
+/// repository, whatever the directory the demo was run from).
+fn next_step_is_an_absolute_command(stdout: &str, out: &Path) {
+    let out = std::fs::canonicalize(out).expect("output dir");
+    let wrote = format!("wrote into {}:", out.display());
+    assert!(stdout.contains(&wrote), "{wrote:?} not in:\n{stdout}");
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("next, run the model"));
+    assert!(lines.next().is_some(), "no next step in:\n{stdout}");
+    let command = lines.next().expect("the command").trim();
+    let (script, dir) = command.split_once(' ').expect("script and directory");
+    assert!(
+        Path::new(script).is_absolute() && Path::new(script).is_file(),
+        "{script}"
+    );
+    assert!(script.ends_with("scripts/firmware-demo.sh"), "{script}");
+    assert_eq!(Path::new(dir), out);
+    // When scripts/demo.sh runs the step itself, the report says so.
+    let dir2 = tempfile::tempdir().expect("temp dir");
+    let report = demo::run(dir2.path(), true).expect("the demo runs");
+    assert!(!report.contains("next, run"), "{report}");
+    assert!(
+        report.contains("now the firmware step (scripts/demo.sh runs it):"),
+        "{report}"
+    );
 }

@@ -122,8 +122,10 @@ status_table! {
     /// A number stored in the model is NaN or infinite.
     NonFiniteModel = 15, KPCA_ERR_NON_FINITE_MODEL,
         c"model contains NaN or infinity";
-    /// A pointer is not aligned for its type: the blob's address is not aligned
-    /// to 4 bytes, so its floats cannot be read in place.
+    /// The model blob's address is not aligned to 4 bytes, so its floats cannot
+    /// be read in place (the blob given to a loader or to a recalibration, or
+    /// the buffer a fit writes its blob into). A caller's other arrays have
+    /// their own status, `MisalignedBuffer` (38).
     Misaligned = 16, KPCA_ERR_MISALIGNED,
         c"model blob is not 4-byte aligned";
     /// A header field has a value this version does not define (flags, reserved words, header length).
@@ -203,7 +205,15 @@ status_table! {
     /// this library does not know (`front_end` is not 0).
     UnknownFrontEnd = 37, KPCA_ERR_UNKNOWN_FRONT_END,
         c"model's front end is not one this library knows";
-    // Retired codes stay here as comments ("// 38: retired in 0.x, was ..."),
+    /// A caller's array or pointer argument other than the model blob (an
+    /// input vector or batch, an output, a score, a getter's output, a fit's
+    /// workspace, a recalibration's scratch or threshold, the model or
+    /// parameter struct) is not aligned for its element type (C ABI only: Rust
+    /// references are always aligned). Earlier builds reported these as
+    /// `Misaligned` (16), whose text names the blob.
+    MisalignedBuffer = 38, KPCA_ERR_MISALIGNED_BUFFER,
+        c"a caller's input, output, score or other array is not aligned for its type";
+    // Retired codes stay here as comments ("// 39: retired in 0.x, was ..."),
     // their numbers never reused. None is retired yet.
 }
 

@@ -54,6 +54,36 @@
 //! # }
 //! ```
 //!
+//! In a firmware the blob is usually linked in: [`include_model!`] includes
+//! the file 4-byte aligned (a plain `include_bytes!` is aligned to 1, and
+//! loads or fails with [`Error::Misaligned`] depending on where the linker
+//! puts it):
+//!
+//! ```
+//! static MODEL: &[u8] =
+//!     kpca_core::include_model!("../../../testdata/format-v3/full_rbf_centred.kpca");
+//! # fn main() -> Result<(), kpca_core::Error> {
+//! let model = kpca_core::ModelRef::from_bytes(MODEL)?;
+//! # assert_eq!(model.dim(), 8);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Stack per call
+//!
+//! Measured on the Cortex-M4F (thumbv7em-none-eabihf, release builds of the
+//! C ABI over this crate) for every d = 1..64 at k = 4 and k = 8; the stack
+//! does not grow with the model:
+//!
+//! | build | `kpca_project` ([`ModelRef::project`]) | through the kernel's own entry point (`kpca_rbf_project`, [`single::SingleKernel`]) |
+//! |---|---|---|
+//! | default (fast) | 820 B | 844 B |
+//! | size-first (feature `size`) | 408 B | 416 B |
+//!
+//! The sweep, how it was measured and the instruction counts are in
+//! `docs/FIRMWARE-SWEEP.md` of the repository (section "Stack, and the
+//! size-first build"; `scripts/firmware-sweep.sh` measures it again).
+//!
 //! # Modules
 //!
 //! - [`fit_info`]: [`FitInfo`], what a model records of its fit, and the
@@ -71,6 +101,8 @@
 //!   caller's buffers, written as a blob, and the threshold recalibrated
 //!   without a refit;
 //! - [`crc32`]: the blob's checksum;
+//! - [`mod@include`]: [`include_model!`] and [`AlignedModel`], a blob linked
+//!   into the program 4-byte aligned;
 //! - [`single`]: [`single::SingleKernel`], the entry points of one kernel
 //!   (a firmware that uses only them links only that kernel's code);
 //! - [`error`]: [`Error`], one code per failure, shared with the C ABI.
@@ -114,6 +146,7 @@ pub mod fastmath;
 pub mod fit_info;
 pub mod format;
 pub mod heads;
+pub mod include;
 pub mod kernel;
 pub mod learn;
 pub mod model;
@@ -125,6 +158,7 @@ pub use error::Error;
 pub use fit_info::{FitInfo, FitMethod};
 pub use format::Header;
 pub use heads::{Heads, PreImageParts, RegressionParts};
+pub use include::AlignedModel;
 pub use kernel::{Kernel, KernelId, ParamSet};
 pub use model::{
     ModelParts, ModelRef, RawModel, FRONT_END_NONE, LOADED_MAGIC, MAX_COMPONENTS, MAX_DEGREE,

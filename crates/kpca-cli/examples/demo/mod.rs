@@ -17,7 +17,7 @@ use kpca_cli::output::float_text;
 use outputs::{write_outputs, Written};
 use recordings::{read_recordings, DATA, DATA_NAME};
 use scoring::{fit_demo, score_test, DemoModel, Scores, N_COMPONENTS};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use windows::{windows, Window, NORMAL_CLASS, N_FEATURES, STRIDE, WINDOW};
 
@@ -26,6 +26,8 @@ use windows::{windows, Window, NORMAL_CLASS, N_FEATURES, STRIDE, WINDOW};
 const PEERS_JSON: &str = include_str!("../../../../scripts/peers/demo_peers.json");
 /// Where the peers' numbers come from, for the report.
 const PEERS_NAME: &str = "scripts/peers/demo_peers.json";
+/// The firmware step of the demo, from the repository root.
+const FIRMWARE_SCRIPT: &str = "scripts/firmware-demo.sh";
 
 /// The windows of the protocol: the normal training windows and every test
 /// window with its label.
@@ -40,8 +42,10 @@ struct DemoData {
     labels: Vec<bool>,
 }
 
-/// Runs the demo, writing its files into `output_dir`; returns the report.
-pub fn run(output_dir: &Path) -> CliResult<String> {
+/// Runs the demo, writing its files into `output_dir`; returns the report,
+/// which ends with the firmware step: announced as what the caller runs next
+/// when `caller_runs_firmware` (scripts/demo.sh), else as the command to run.
+pub fn run(output_dir: &Path, caller_runs_firmware: bool) -> CliResult<String> {
     let start = Instant::now();
     let data = read_windows()?;
     let model = fit_demo(&data.train)?;
@@ -51,6 +55,7 @@ pub fn run(output_dir: &Path) -> CliResult<String> {
     let mut report = setup_report(&data, &model)?;
     report.extend(results_report(&scores, &peers));
     report.extend(written_report(&written, start.elapsed()));
+    report.extend(next_step_report(&written.dir, caller_runs_firmware));
     Ok(report.iter().map(|line| format!("{line}\n")).collect())
 }
 
@@ -81,10 +86,27 @@ fn read_windows() -> CliResult<DemoData> {
     })
 }
 
-/// The peers' ROC AUCs (and the context baselines'), by name.
-fn peer_aucs() -> CliResult<Vec<(String, f64)>> {
+/// The peers' ROC AUCs as recorded (not computed by this run).
+struct Peers {
+    /// The ROC AUCs (and the context baselines'), by name.
+    aucs: Vec<(String, f64)>,
+    /// The libraries that computed them ("scikit-learn 1.9.1, PyOD 3.6.7").
+    versions: String,
+}
+
+/// The peers' ROC AUCs recorded in scripts/peers/demo_peers.json.
+fn peer_aucs() -> CliResult<Peers> {
     let json: serde_json::Value = serde_json::from_str(PEERS_JSON)
         .map_err(|e| CliError::input(format!("{PEERS_NAME}: not valid JSON: {e}")))?;
+    let version = |name: &str| {
+        json.pointer(&format!("/versions/{name}"))
+            .and_then(|v| v.as_str())
+            .map_or_else(
+                || format!("{name} (version not recorded)"),
+                |v| format!("{name} {v}"),
+            )
+    };
+    let versions = format!("{}, {}", version("scikit-learn"), version("pyod"));
     let mut out = Vec::new();
     for key in ["roc_auc", "roc_auc_context_baselines"] {
         if let Some(map) = json.get(key).and_then(|v| v.as_object()) {
@@ -95,7 +117,10 @@ fn peer_aucs() -> CliResult<Vec<(String, f64)>> {
             }
         }
     }
-    Ok(out)
+    Ok(Peers {
+        aucs: out,
+        versions,
+    })
 }
 
 /// The report's lines on the data and the model.
@@ -139,7 +164,7 @@ fn setup_report(data: &DemoData, model: &DemoModel) -> CliResult<Vec<String>> {
 }
 
 /// The report's lines on the test results and the peers.
-fn results_report(scores: &Scores, peers: &[(String, f64)]) -> Vec<String> {
+fn results_report(scores: &Scores, peers: &Peers) -> Vec<String> {
     let a = &scores.alarms;
     let per_class: Vec<String> = scores
         .per_class
@@ -170,14 +195,23 @@ fn results_report(scores: &Scores, peers: &[(String, f64)]) -> Vec<String> {
             per_class.join(", ")
         ),
     ];
-    if !peers.is_empty() {
-        let text: Vec<String> = peers.iter().map(|(n, v)| format!("{n} {v:.6}")).collect();
-        lines.push(format!("  peers ({PEERS_NAME}): {}", text.join(", ")));
+    if !peers.aucs.is_empty() {
+        let text: Vec<String> = peers
+            .aucs
+            .iter()
+            .map(|(n, v)| format!("{n} {v:.6}"))
+            .collect();
+        lines.push(format!(
+            "  peers, as recorded in {PEERS_NAME} (scripts/peers/demo_peers.py with {}; \
+             not computed by this run): {}",
+            peers.versions,
+            text.join(", ")
+        ));
     }
     lines
 }
 
-/// The report's lines on the files written, the time taken and the next step.
+/// The report's lines on the files written and the time taken.
 fn written_report(written: &Written, elapsed: Duration) -> Vec<String> {
     let mut lines = vec![
         format!("wrote into {}:", written.dir.display()),
@@ -202,10 +236,39 @@ fn written_report(written: &Written, elapsed: Duration) -> Vec<String> {
             "  {}  (training windows, for the on-device fit)",
             written.train_vectors.display()
         ),
-        format!("time: {:.2} s", elapsed.as_secs_f64()),
-        String::new(),
-        "next, run the model on the emulated Cortex-M4F firmware:".to_string(),
-        format!("  scripts/firmware-demo.sh {}", written.dir.display()),
+        format!(
+            "time: {:.2} s (the demo itself, not its build)",
+            elapsed.as_secs_f64()
+        ),
     ]);
     lines
+}
+
+/// The firmware step, `scripts/firmware-demo.sh`, as an absolute path (the
+/// repository this program was built from).
+fn firmware_script() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(FIRMWARE_SCRIPT);
+    std::fs::canonicalize(&path).unwrap_or(path)
+}
+
+/// The report's last lines: the firmware step on `dir` (absolute), either
+/// announced as run next by the caller (`scripts/demo.sh` runs it) or as the
+/// command to run, with absolute paths so that it works from any directory.
+fn next_step_report(dir: &Path, caller_runs_it: bool) -> Vec<String> {
+    let command = format!("{} {}", firmware_script().display(), dir.display());
+    if caller_runs_it {
+        vec![
+            String::new(),
+            "now the firmware step (scripts/demo.sh runs it):".to_string(),
+            format!("  {command}"),
+        ]
+    } else {
+        vec![
+            String::new(),
+            "next, run the model on the emulated Cortex-M4F firmware:".to_string(),
+            format!("  {command}"),
+        ]
+    }
 }

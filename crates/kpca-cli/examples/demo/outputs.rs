@@ -17,7 +17,7 @@ const EXPORT_SOURCE: &str = "kpca demo (data/README.md DEMO PROTOCOL)";
 
 /// The paths written.
 pub struct Written {
-    /// The output directory.
+    /// The output directory (absolute when it could be resolved).
     pub dir: PathBuf,
     /// The model blob.
     pub model: PathBuf,
@@ -40,6 +40,8 @@ pub fn write_outputs(
     train: &[Window],
 ) -> CliResult<Written> {
     let dir = ensure_dir(output_dir)?;
+    // Absolute, so that the report names the files wherever it is read.
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     let blob = model.file.blob();
     let model_path = dir.join(format!("{MODEL_NAME}.kpca"));
     write_file(&model_path, blob.as_bytes())?;
