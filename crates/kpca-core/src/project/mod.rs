@@ -334,9 +334,9 @@ fn evaluate_with<const KERNEL: u32, const COMPACT: bool>(
     } else {
         input_norm(x, standardization)
     };
-    // The checks of `check_norm` and, below, the end of `finish`, written
-    // out here: through those functions this path took 4 more instructions
-    // per call (laplacian m = 128, d = 16, k = 4: 10,004, over its gate).
+    // The checks of `check_norm`, written out here: through it this path
+    // took 4 more instructions per call (laplacian m = 128, d = 16, k = 4:
+    // 10,004, over its gate).
     if !sq_norm.is_finite() && !all_finite(x) {
         return Err(Error::NonFiniteInput);
     }
@@ -357,32 +357,7 @@ fn evaluate_with<const KERNEL: u32, const COMPACT: bool>(
     if !fast {
         st.ck = accumulate::<KERNEL>(model, kernel, x, sq_norm, &mut st.y, 0);
     }
-    let (y, ck) = (&mut st.y, st.ck);
-    let mut sum_sq = 0.0f32;
-    for (yl, &bl) in y.iter_mut().zip(model.section(Section::B)) {
-        keep_rolled();
-        *yl += bl;
-        sum_sq += *yl * *yl;
-    }
-    let e = if score.is_some() {
-        self_kernel::<KERNEL>(model, kernel, sq_norm) - 2.0 * ck + model.raw.s - sum_sq
-    } else {
-        0.0
-    };
-    // ‖y‖² is finite only if every y_l is; when it is not, the exact check.
-    if !e.is_finite() || (!sum_sq.is_finite() && !all_finite(y.get(..k).unwrap_or(&[]))) {
-        return Err(Error::NonFiniteResult);
-    }
-    if let Some(out) = out.and_then(|o| o.get_mut(..k)) {
-        for (o, v) in out.iter_mut().zip(y.iter()) {
-            keep_rolled();
-            *o = *v;
-        }
-    }
-    if let Some(score) = score {
-        *score = e;
-    }
-    Ok(())
+    finish::<KERNEL>(model, kernel, &mut st.y, st.ck, sq_norm, out, score)
 }
 
 /// The checks of the input's ‖x'‖² (`sq_norm`): [`Error::NonFiniteInput`]
