@@ -405,13 +405,13 @@ unsafe fn sum_points_apart<const KERNEL: u32>(
 }
 
 /// Where the runs of a pass over m stored points begin and end, and how
-/// each adds into the call's sums, as [`accumulate_fast`] runs them: the
-/// size-first build's loop (`super::compact`) follows this plan, so that it
-/// rounds the same sums in the same order and gives the same bits
-/// (`accumulate_fast` keeps its own copy of these few lines: through
-/// [`Plan`] it took up to 22 more instructions per call on a Cortex-M4F;
-/// the test `compact_pass_gives_the_register_passes_bits` fails when the
-/// two differ).
+/// each adds into the call's sums: [`accumulate_fast`] and the size-first
+/// build's loop (`super::compact`) both take it from [`Plan::of`], so that
+/// they round the same sums in the same order and give the same bits
+/// (`accumulate_fast` writes out the loop of [`Plan::run_from`]: through it
+/// the loop took up to 22 more instructions per call on a Cortex-M4F; the
+/// test `compact_pass_gives_the_register_passes_bits` fails when the two
+/// differ).
 #[derive(Clone, Copy)]
 pub(crate) struct Plan {
     /// The first point read backwards (m: none).
@@ -519,26 +519,12 @@ pub(crate) fn accumulate_fast<const KERNEL: u32>(
         kr,
         kernel,
     };
-    let block = if kernel == POLYNOMIAL {
-        UNBOUNDED_BLOCK
-    } else {
-        usize::MAX
-    };
     let stage = stage.as_mut_ptr().cast::<f32>();
     st.x = stage;
-    // The first rows read backwards: points from zf on, A rows from af on
-    // (m: none, when every read ends inside its row: d a multiple of 8 or
-    // the Laplacian; k = 4, k = 8 or k > 8).
-    let zf = if width <= d {
-        m
-    } else {
-        split_row(m, d, width)?
-    };
-    let af = if kr.min(8) <= k {
-        m
-    } else {
-        split_row(m, k, kr.min(8))?
-    };
+    // Where the runs turn to backward reads and how long they are (the
+    // run loop below is written out rather than through `Plan::run_from`:
+    // through it the loop took up to 22 more instructions per call).
+    let Plan { zf, af, block } = Plan::of(kernel, (d, m, k), width, kr)?;
     if zf == m && af == m && block == usize::MAX {
         // One forward run over every point, sum l component l.
         // SAFETY: every read ends inside its row: see `sum_points`.
