@@ -13,6 +13,14 @@ fn text(path: &str) -> String {
     raw.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Asserts that the file at `path` (whitespace folded) says each of `wants`.
+fn assert_says(path: &str, wants: &[String]) {
+    let body = text(path);
+    for want in wants {
+        assert!(body.contains(want.as_str()), "{path} should say {want}");
+    }
+}
+
 /// The value of `#define NAME VALUE` in include/kpca.h.
 fn define(header: &str, name: &str) -> u32 {
     let key = format!("#define {name} ");
@@ -49,24 +57,20 @@ fn the_c_pages_state_the_headers_model_size_and_function_count() {
     );
     let n = functions(&header);
     assert!(n > 0 && ilp32 > 0 && lp64 > ilp32, "{n} {ilp32} {lp64}");
-    let firmware = text("docs/C-FIRMWARE.md");
-    let want =
-        format!("(`sizeof(kpca_model)`: {ilp32} bytes on 32-bit targets, {lp64} on 64-bit hosts)");
-    assert!(
-        firmware.contains(&want),
-        "docs/C-FIRMWARE.md should say {want}"
+    assert_says(
+        "docs/C-FIRMWARE.md",
+        &[format!(
+            "(`sizeof(kpca_model)`: {ilp32} bytes on 32-bit targets, {lp64} on 64-bit hosts)"
+        )],
     );
-    let library = text("docs/C-LIBRARY.md");
-    for want in [
-        format!("`KPCA_MODEL_SIZE_ILP32` {ilp32} on every 32-bit target"),
-        format!("`KPCA_MODEL_SIZE_LP64` {lp64} on 64-bit hosts"),
-        format!("are the {n} `kpca_*` functions of the header"),
-    ] {
-        assert!(
-            library.contains(&want),
-            "docs/C-LIBRARY.md should say {want}"
-        );
-    }
+    assert_says(
+        "docs/C-LIBRARY.md",
+        &[
+            format!("`KPCA_MODEL_SIZE_ILP32` {ilp32} on every 32-bit target"),
+            format!("`KPCA_MODEL_SIZE_LP64` {lp64} on 64-bit hosts"),
+            format!("are the {n} `kpca_*` functions of the header"),
+        ],
+    );
 }
 
 /// TESTING.md's "every status 1–N produced" and the C status test's table
@@ -76,18 +80,18 @@ fn the_c_pages_state_the_headers_model_size_and_function_count() {
 fn the_status_range_of_testing_md_and_the_c_test_is_every_code() {
     let last = kpca_core::Error::ALL.len();
     let last_name = kpca_core::Error::ALL[last - 1].c_name();
-    let testing = text("TESTING.md");
-    let want = format!("every status 1–{last} produced by at least one call");
-    assert!(testing.contains(&want), "TESTING.md should say {want}");
-    let c = text("c-examples/tests/status_tests.c");
-    for want in [
-        format!("#define N_CODES {last} "),
-        format!("every status code 1..{last} was produced"),
-        format!("{{ {last_name}, \"{last_name}\" }}, }};"),
-    ] {
-        assert!(
-            c.contains(&want),
-            "c-examples/tests/status_tests.c should have {want}"
-        );
-    }
+    assert_says(
+        "TESTING.md",
+        &[format!(
+            "every status 1–{last} produced by at least one call"
+        )],
+    );
+    assert_says(
+        "c-examples/tests/status_tests.c",
+        &[
+            format!("#define N_CODES {last} "),
+            format!("every status code 1..{last} was produced"),
+            format!("{{ {last_name}, \"{last_name}\" }}, }};"),
+        ],
+    );
 }
