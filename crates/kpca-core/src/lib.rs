@@ -77,8 +77,8 @@
 //!
 //! | build | `kpca_project` ([`ModelRef::project`]) | through the kernel's own entry point (`kpca_rbf_project`, [`single::SingleKernel`]) |
 //! |---|---|---|
-//! | default (fast) | 820 B | 844 B |
-//! | size-first (feature `size`) | 408 B | 416 B |
+//! | default (fast) | 812 B | 836 B |
+//! | size-first (feature `size`) | 408–416 B | 408–416 B |
 //!
 //! The sweep, how it was measured and the instruction counts are in
 //! `docs/FIRMWARE-SWEEP.md` of the repository (section "Stack, and the
